@@ -1,0 +1,3 @@
+from vgau_data.cli import main
+
+raise SystemExit(main())

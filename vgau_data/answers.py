@@ -1,0 +1,197 @@
+"""Tolerant, bounded extraction of answers from raw model text.
+
+Models wrap answers in prose, markdown fences, odd casing, single quotes and trailing
+commas. These helpers accept all of that without ``eval`` and in linear time: the JSON
+reader is an iterative scanner with caps on length, depth and number size, so hostile
+text (megabytes, 100k nested brackets, lone surrogates, NUL bytes) costs little and
+fails as ``bad_format`` instead of raising something else.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from vgau_data.puzzles.base import AnswerError
+
+MAX_PAYLOAD_CHARS = 200_000
+"""Longest tagged payload read; the longest honest answer is a few kilobytes."""
+MAX_DEPTH = 16
+"""Deepest nesting accepted; every SPEC format nests at most 4 levels."""
+MAX_NUMBER_CHARS = 24
+
+_FENCE = re.compile(r"```[A-Za-z0-9_+-]*")
+_BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_LITERALS = {"true": True, "false": False, "null": None, "none": None}
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", '"': '"', "'": "'"}
+
+
+def last_tagged(text: str, tag: str) -> str | None:
+    """The content of the last complete ``<tag>...</tag>`` pair (tag case-insensitive).
+
+    Example:
+        >>> last_tagged("<A>1</a> then <a> 2 </A>", "a")
+        ' 2 '
+        >>> last_tagged("no tags", "a") is None
+        True
+    """
+    lowered = text.lower()
+    close = lowered.rfind(f"</{tag.lower()}>")
+    if close < 0:
+        return None
+    opening = f"<{tag.lower()}>"
+    start = lowered.rfind(opening, 0, close)
+    if start < 0:
+        return None
+    return text[start + len(opening) : close]
+
+
+def strip_fences(payload: str) -> str:
+    """Drop markdown code-fence markers (```json ... ```) around or inside a payload."""
+    return _FENCE.sub("", payload).strip()
+
+
+def load_lenient(payload: str) -> Any:
+    """Read one JSON-like value that fills ``payload`` (fences and prose around it allowed).
+
+    Accepts single quotes, trailing commas, Python literals and bare words (read as
+    strings). Raises ``AnswerError("bad_format")`` on anything else.
+
+    Example:
+        >>> load_lenient("```json\\n['up', 'L',]\\n```")
+        ['up', 'L']
+    """
+    payload = strip_fences(payload)
+    if len(payload) > MAX_PAYLOAD_CHARS:
+        raise AnswerError("bad_format", f"payload of {len(payload)} characters")
+    start = _first_value_start(payload)
+    if start < 0:
+        raise AnswerError("bad_format", "no JSON value")
+    value, _ = read_value(payload, start)
+    return value
+
+
+def _first_value_start(text: str) -> int:
+    for index, char in enumerate(text):
+        if char in "[{":
+            return index
+    return -1
+
+
+def read_value(text: str, pos: int) -> tuple[Any, int]:
+    """Read one lenient JSON value starting at ``text[pos]``; return it and the end index.
+
+    Iterative (no recursion), so nesting depth costs no stack; deeper than
+    ``MAX_DEPTH`` is ``bad_format``.
+    """
+    stack: list[tuple[Any, str | None]] = []  # (container, pending dict key)
+    n = len(text)
+    expect_value = True
+    while True:
+        pos = _skip_space(text, pos)
+        if pos >= n:
+            raise AnswerError("bad_format", "unterminated value")
+        char = text[pos]
+        if expect_value:
+            if char in "[{":
+                if len(stack) >= MAX_DEPTH:
+                    raise AnswerError("bad_format", "nesting too deep")
+                stack.append(([] if char == "[" else {}, None))
+                pos += 1
+                pos = _skip_space(text, pos)
+                if pos < n and text[pos] in "]}":
+                    char = text[pos]  # empty container: fall through to the closer below
+                    expect_value = False
+                    continue
+                if isinstance(stack[-1][0], dict):
+                    key, pos = _read_key(text, pos)
+                    stack[-1] = (stack[-1][0], key)
+                continue
+            value, pos = _read_scalar(text, pos)
+        else:
+            if char == ",":
+                pos = _skip_space(text, pos + 1)
+                if pos < n and text[pos] in "]}":
+                    continue  # trailing comma
+                expect_value = True
+                if stack and isinstance(stack[-1][0], dict):
+                    key, pos = _read_key(text, pos)
+                    stack[-1] = (stack[-1][0], key)
+                continue
+            if char in "]}":
+                container, _ = stack.pop() if stack else (None, None)
+                if container is None or (char == "]") != isinstance(container, list):
+                    raise AnswerError("bad_format", f"unexpected {char!r}")
+                value, pos = container, pos + 1
+            else:
+                raise AnswerError("bad_format", f"unexpected {char!r} at {pos}")
+        if not stack:
+            return value, pos
+        container, key = stack[-1]
+        if isinstance(container, list):
+            container.append(value)
+        else:
+            container[key] = value
+        expect_value = False
+
+
+def _skip_space(text: str, pos: int) -> int:
+    n = len(text)
+    while pos < n and text[pos] in " \t\r\n\x00":
+        pos += 1
+    return pos
+
+
+def _read_key(text: str, pos: int) -> tuple[str, int]:
+    pos = _skip_space(text, pos)
+    key, pos = _read_scalar(text, pos)
+    if not isinstance(key, str):
+        raise AnswerError("bad_format", "object key is not a string")
+    pos = _skip_space(text, pos)
+    if pos >= len(text) or text[pos] not in ":=":
+        raise AnswerError("bad_format", f"expected ':' after key {key!r:.20}")
+    return key, pos + 1
+
+
+def _read_scalar(text: str, pos: int) -> tuple[Any, int]:
+    char = text[pos]
+    if char in "\"'":
+        return _read_string(text, pos)
+    match = _NUMBER.match(text, pos)
+    if match:
+        token = match.group()
+        if len(token) > MAX_NUMBER_CHARS:
+            raise AnswerError("bad_format", "number too long")
+        number = float(token) if any(c in token for c in ".eE") else int(token)
+        return number, match.end()
+    match = _BARE_WORD.match(text, pos)
+    if match:
+        word = match.group()
+        lowered = word.lower()
+        return (_LITERALS[lowered] if lowered in _LITERALS else word), match.end()
+    raise AnswerError("bad_format", f"unexpected {char!r} at {pos}")
+
+
+def _read_string(text: str, pos: int) -> tuple[str, int]:
+    quote = text[pos]
+    pos += 1
+    parts: list[str] = []
+    n = len(text)
+    while pos < n:
+        end = pos
+        while end < n and text[end] not in (quote, "\\"):
+            end += 1
+        parts.append(text[pos:end])
+        if end >= n:
+            break
+        if text[end] == quote:
+            return "".join(parts), end + 1
+        escape = text[end + 1 : end + 2]
+        if escape == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[end + 2 : end + 6]):
+            parts.append(chr(int(text[end + 2 : end + 6], 16)))
+            pos = end + 6
+        else:
+            parts.append(_ESCAPES.get(escape, escape))
+            pos = end + 2
+    raise AnswerError("bad_format", "unterminated string")

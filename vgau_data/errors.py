@@ -1,0 +1,31 @@
+"""Exceptions raised by vgau_data.
+
+A model's illegal step is never an exception: it is a value (``Illegal``). These are
+for programmer and user errors: bad arguments, corrupt states, missing extras.
+"""
+
+from __future__ import annotations
+
+
+class VgauError(Exception):
+    """Base of every vgau_data error."""
+
+
+class UnknownFamilyError(VgauError, LookupError):
+    """A family name that is not in the registry."""
+
+
+class StateError(VgauError, ValueError):
+    """A state JSON string that does not describe a valid board."""
+
+
+class GenerationError(VgauError, RuntimeError):
+    """A generator that could not produce an instance within its attempt budget."""
+
+
+class SubmissionError(VgauError, ValueError):
+    """A leaderboard submission that does not match the dataset or the schema."""
+
+
+class MissingDependencyError(VgauError, ImportError):
+    """An optional dependency that an entry point needs is not installed."""
