@@ -1,0 +1,24 @@
+"""The README's two commands are the ones CI runs (so a green CI means the README works)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    return [line for block in blocks[:2] for line in block.splitlines() if line and not line.startswith("#")]
+
+
+def test_readme__first_command_installs_and_builds() -> None:
+    first = readme_commands()[0]
+    assert "pip install ." in first and "vgau-data build --out" in first
+
+
+def test_readme__ci_runs_the_readme_test_command_verbatim() -> None:
+    test_command = readme_commands()[1]
+    assert "pytest" in test_command
+    assert test_command in (ROOT / ".ci" / "run").read_text().splitlines()

@@ -1,0 +1,144 @@
+"""The dataset folder exactly as it goes to the Hub repo ``vgau/puzzles``.
+
+Layout: ``README.md`` (YAML ``configs:`` block, one config per family, maze default, then
+the dataset card) and ``<family>/test-00000-of-00001.parquet`` with PNG bytes embedded.
+``datasets`` no longer runs loading scripts, so the YAML block is what makes
+``load_dataset(folder_or_repo, "maze")`` find the configs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vgau_data import __version__
+from vgau_data.puzzles.base import DIFFICULTIES
+from vgau_data.registry import FAMILIES
+
+PARQUET_NAME = "test-00000-of-00001.parquet"
+CITATION = """@article{vgau2026,
+  title   = {When Does Visual Generation Help Visual Understanding in Unified Multimodal Models?},
+  journal = {arXiv preprint arXiv:2608.22174},
+  year    = {2026}
+}"""
+
+
+def features() -> Any:
+    """The ``datasets.Features`` of a row (SPEC §4)."""
+    from datasets import Features, Image, List, Value
+
+    return Features(
+        {
+            "id": Value("string"),
+            "task": Value("string"),
+            "difficulty": Value("string"),
+            "optimal_length": Value("int32"),
+            "image": Image(),
+            "oracle_aid": Image(),
+            "oracle_states": List(Image()),
+            "oracle_aug_states": List(Image()),
+            "state": Value("string"),
+            "solution": Value("string"),
+            "question": Value("string"),
+            "seed": Value("int64"),
+        }
+    )
+
+
+def parquet_path(out_dir: Path, family: str) -> Path:
+    return out_dir / family / PARQUET_NAME
+
+
+def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
+    """Write one config's rows; the same rows give the same bytes."""
+    from datasets import Dataset
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dataset = Dataset.from_list(list(rows), features=features())
+    tmp = path.with_suffix(".parquet.tmp")
+    dataset.to_parquet(str(tmp))
+    tmp.replace(path)
+
+
+def length_histogram(lengths: Sequence[int]) -> str:
+    """``"18×3 19×5"``: each optimal length with its row count."""
+    return " ".join(f"{length}×{count}" for length, count in sorted(Counter(lengths).items()))
+
+
+def card_metadata(families: Sequence[str], n_rows: int) -> dict[str, Any]:
+    """The YAML header of the Hub README."""
+    size = "n<1K" if n_rows < 1000 else "1K<n<10K"
+    default = "maze" if "maze" in families else families[0]
+    return {
+        "license": "cc-by-4.0",
+        "language": ["en"],
+        "pretty_name": "VGAU-Diag puzzles",
+        "task_categories": ["visual-question-answering", "image-text-to-text"],
+        "size_categories": [size],
+        "tags": ["visual-planning", "puzzles", "multimodal", "unified-multimodal-models", "benchmark"],
+        "configs": [
+            {
+                "config_name": family,
+                "data_files": [{"split": "test", "path": f"{family}/test-*.parquet"}],
+                **({"default": True} if family == default else {}),
+            }
+            for family in families
+        ],
+    }
+
+
+def stats_table(lengths: Mapping[tuple[str, str], Sequence[int]]) -> str:
+    """Markdown table: rows, optimal-length range and histogram per family x bucket."""
+    lines = [
+        "| family | difficulty | bucket | rows | achieved range | histogram (length×rows) |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for family in FAMILIES:
+        for difficulty in DIFFICULTIES:
+            values = lengths.get((family, difficulty))
+            if not values:
+                continue
+            low, high = FAMILIES[family].buckets[difficulty]
+            lines.append(
+                f"| {family} | {difficulty} | {low}-{high} | {len(values)} | {min(values)}-{max(values)} "
+                f"| {length_histogram(values)} |"
+            )
+    return "\n".join(lines)
+
+
+def write_readme(out_dir: Path, lengths: Mapping[tuple[str, str], Sequence[int]], master_seed: int) -> Path:
+    """Write ``README.md``: YAML metadata, the dataset card, and the achieved histograms."""
+    families = [f for f in FAMILIES if any(key[0] == f for key in lengths)]
+    n_rows = sum(len(v) for v in lengths.values())
+    header = yaml.safe_dump(card_metadata(families, n_rows), sort_keys=False, allow_unicode=True)
+    card = resources.files("vgau_data").joinpath("dataset_card.md").read_text(encoding="utf-8")
+    body = card.format(
+        version=__version__,
+        seed=master_seed,
+        n_rows=n_rows,
+        stats_table=stats_table(lengths),
+        citation=CITATION,
+    )
+    path = out_dir / "README.md"
+    path.write_text(f"---\n{header}---\n\n{body}", encoding="utf-8")
+    return path
+
+
+def dataset_fingerprint(folder: str | Path) -> str:
+    """sha256 over every config's Parquet bytes (and relative path): what a submission pins."""
+    root = Path(folder)
+    paths = sorted(root.glob("*/*.parquet"))
+    if not paths:
+        raise FileNotFoundError(f"no <config>/*.parquet files under {root}; build the dataset first (vgau-data build)")
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

@@ -1,0 +1,90 @@
+"""Stratified, solver-verified instances and their dataset rows.
+
+A row is fully determined by ``(master_seed, family, difficulty, index, attempt)``:
+the seed is hashed from those coordinates, the family generates a state from it, the
+exhaustive solver re-derives the optimum (the generator's own bookkeeping is never
+trusted), and the renderer draws the images. ``attempt`` only moves past an instance
+that duplicates an earlier row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from vgau_data.errors import GenerationError
+from vgau_data.oracle_aids import annotate, oracle_aug_states, oracle_states
+from vgau_data.registry import FAMILIES
+from vgau_data.rendering import png_bytes
+from vgau_data.seeding import instance_seed, rng_for
+
+
+@dataclass(frozen=True, slots=True)
+class RowTask:
+    """The coordinates of one row (picklable, for worker processes)."""
+
+    family: str
+    difficulty: str
+    index: int
+    master_seed: int
+    attempt: int = 0
+
+    @property
+    def row_id(self) -> str:
+        return f"{self.family}-{self.difficulty}-{self.index:04d}"
+
+    @property
+    def seed(self) -> int:
+        return instance_seed(self.master_seed, self.family, self.difficulty, self.index, self.attempt)
+
+
+def generate_verified(family_name: str, difficulty: str, seed: int) -> tuple[Any, Any]:
+    """Generate the instance of ``seed`` and verify it with the exhaustive solver.
+
+    Returns ``(state, solution)``. Raises ``GenerationError`` when the generator's state
+    is unsolvable, off its bucket, or its solution does not replay: that is a generator
+    bug, never something to paper over with another seed.
+    """
+    family = FAMILIES[family_name]
+    state = family.generate(difficulty, rng_for(seed))
+    solution = family.solve(state)
+    where = f"{family_name}/{difficulty} seed={seed}"
+    if solution is None:
+        raise GenerationError(f"{where}: generated state is unsolvable")
+    if family.bucket_of(solution.optimal_length) != difficulty:
+        raise GenerationError(
+            f"{where}: optimum {solution.optimal_length} is outside {difficulty} {family.buckets[difficulty]}"
+        )
+    replayed = family.replay(state, solution.answer)
+    if not (replayed.feasible and replayed.length == len(solution.answer)):
+        raise GenerationError(f"{where}: solver answer does not replay ({replayed.error})")
+    return state, solution
+
+
+def _image(data: bytes) -> dict[str, Any]:
+    return {"bytes": data, "path": None}
+
+
+def make_row(task: RowTask) -> dict[str, Any]:
+    """Build one dataset row (SPEC §4 columns, images as embedded PNG bytes)."""
+    family = FAMILIES[task.family]
+    seed = task.seed
+    state, solution = generate_verified(task.family, task.difficulty, seed)
+    board = family.render(state)
+    steps = oracle_states(family, state, solution.answer)
+    if len(steps) != solution.optimal_length:
+        raise GenerationError(f"{task.row_id}: {len(steps)} oracle states for optimum {solution.optimal_length}")
+    return {
+        "id": task.row_id,
+        "task": task.family,
+        "difficulty": task.difficulty,
+        "optimal_length": solution.optimal_length,
+        "image": _image(png_bytes(board)),
+        "oracle_aid": _image(png_bytes(annotate(family, board))),
+        "oracle_states": [_image(png_bytes(step)) for step in steps],
+        "oracle_aug_states": [_image(png_bytes(step)) for step in oracle_aug_states(family, steps)],
+        "state": family.to_json(state),
+        "solution": family.answer_payload(solution.answer),
+        "question": family.question(state, "text_cot"),
+        "seed": seed,
+    }

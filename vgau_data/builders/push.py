@@ -1,0 +1,47 @@
+"""Upload a built dataset folder to the Hub as one commit.
+
+The folder is already the repo's final layout (``README.md`` with the configs block and
+one Parquet file per config), so pushing is a plain ``upload_folder``: nothing is
+re-encoded on the way.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from vgau_data.builders.hub_folder import PARQUET_NAME, dataset_fingerprint
+from vgau_data.errors import VgauError
+from vgau_data.registry import FAMILIES
+
+logger = logging.getLogger(__name__)
+
+
+def check_folder(folder: Path) -> list[str]:
+    """The configs present in a built folder; raises when it is not a complete build."""
+    if not (folder / "README.md").is_file():
+        raise VgauError(f"{folder} has no README.md; run `vgau-data build --out {folder}` first")
+    configs = [family for family in FAMILIES if (folder / family / PARQUET_NAME).is_file()]
+    if not configs:
+        raise VgauError(f"{folder} holds no <family>/{PARQUET_NAME}; run `vgau-data build --out {folder}` first")
+    return configs
+
+
+def push_dataset(folder: str | Path, repo_id: str, *, token: str | None = None, private: bool = False) -> str:
+    """Create the dataset repo if needed and upload ``folder`` in one commit; return the commit URL."""
+    from huggingface_hub import HfApi
+
+    folder = Path(folder)
+    configs = check_folder(folder)
+    fingerprint = dataset_fingerprint(folder)
+    api = HfApi(token=token)
+    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    logger.info("uploading %s (%s) to %s", folder, ", ".join(configs), repo_id)
+    commit = api.upload_folder(
+        repo_id=repo_id,
+        repo_type="dataset",
+        folder_path=str(folder),
+        allow_patterns=["README.md", "*/*.parquet"],
+        commit_message=f"vgau-data build ({', '.join(configs)}), fingerprint {fingerprint[:12]}",
+    )
+    return str(getattr(commit, "commit_url", commit))

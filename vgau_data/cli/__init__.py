@@ -1,0 +1,43 @@
+"""The ``vgau-data`` command: one module per subcommand, each with ``add_parser`` and ``run``.
+
+Subcommand modules import nothing heavy at module top, so ``vgau-data --help`` is fast
+and works without the optional extras.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from vgau_data.errors import VgauError
+
+SUBCOMMANDS: tuple[str, ...] = ("build", "push")
+"""Modules under ``vgau_data.cli``, in the order ``--help`` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vgau-data", description="The VGAU-Diag visual planning benchmark.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"vgau_data.cli.{name.replace('-', '_')}")
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (tests call ``main([...])``)."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.handler(args))
+    except VgauError as error:
+        print(f"vgau-data {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
