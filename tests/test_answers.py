@@ -3,6 +3,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vgau_data.answers import last_tagged, load_lenient, read_value
 from vgau_data.puzzles.base import AnswerError
@@ -27,7 +29,7 @@ def test_load_lenient__accepts_common_slips(text: str, expected: object) -> None
 
 @pytest.mark.parametrize(
     "text",
-    ["", "no json here", "[1, 2", '{"a" 1}', "[1 2]", "]", '["unterminated]', "[" * 100_000, "[1" + "0" * 5000 + "]", "[}"],
+    ["", "no json here", "[{", "[{'a'", "{'a':", "[1, 2", '{"a" 1}', "[1 2]", "]", '["unterminated]', "[" * 100_000, "[1" + "0" * 5000 + "]", "[}"],
 )
 def test_load_lenient__rejects_broken_payloads_as_bad_format(text: str) -> None:
     with pytest.raises(AnswerError) as caught:
@@ -51,3 +53,14 @@ def test_read_value__returns_the_end_of_the_value() -> None:
     value, end = read_value('x [1, [2]] tail', 2)
     assert value == [1, [2]]
     assert 'x [1, [2]] tail'[end:] == " tail"
+
+JSONISH = st.text(alphabet=st.sampled_from(list("[]{}'\",:0123456789.-eE truefalsnup\\\x00\ud800")), max_size=60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(JSONISH, st.text(max_size=80)))
+def test_load_lenient__only_ever_raises_answer_error(text: str) -> None:
+    try:
+        load_lenient(text)
+    except AnswerError as error:
+        assert error.code == "bad_format"

@@ -155,6 +155,8 @@ def _read_key(text: str, pos: int) -> tuple[str, int]:
 
 
 def _read_scalar(text: str, pos: int) -> tuple[Any, int]:
+    if pos >= len(text):
+        raise AnswerError("bad_format", "unterminated value")
     char = text[pos]
     if char in "\"'":
         return _read_string(text, pos)
