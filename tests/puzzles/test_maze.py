@@ -1,0 +1,432 @@
+"""Tests for the maze family: rules, solver, generator, render, answer parsing."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter, deque
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from vgau_data.errors import StateError
+from vgau_data.puzzles import maze
+from vgau_data.puzzles.base import AnswerError, Illegal, Replay
+from vgau_data.puzzles.maze import MazeState, from_ascii
+
+# Fixtures: S agent, G goal, * agent on goal, # wall, . open.
+CORRIDOR = (
+    "S.#",
+    "#.#",
+    "#.G",
+)
+TEN = (
+    "S...#.....",
+    ".##.#.###.",
+    ".#..#...#.",
+    ".#.####.#.",
+    ".#......#.",
+    ".######.#.",
+    "........#.",
+    "#.#####.#.",
+    "#.....#...",
+    "####..#.#G",
+)
+SEEDS = (0, 1, 2)
+
+
+def brute_distance(state: MazeState) -> int | None:
+    """Independent BFS on the grid: shortest number of moves from start to goal."""
+    rows, cols = len(state.grid), len(state.grid[0])
+    seen = {state.start: 0}
+    queue = deque([state.start])
+    while queue:
+        r, c = queue.popleft()
+        if (r, c) == state.goal:
+            return seen[(r, c)]
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= nr < rows and 0 <= nc < cols and state.grid[nr][nc] == "." and (nr, nc) not in seen:
+                seen[(nr, nc)] = seen[(r, c)] + 1
+                queue.append((nr, nc))
+    return None
+
+
+def count_simple_paths(state: MazeState, cap: int = 3) -> int:
+    """Simple paths from start to goal by DFS (stops counting at ``cap``)."""
+    rows, cols = len(state.grid), len(state.grid[0])
+    count = 0
+    stack = [(state.start, frozenset([state.start]))]
+    while stack and count < cap:
+        (r, c), seen = stack.pop()
+        if (r, c) == state.goal:
+            count += 1
+            continue
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= nr < rows and 0 <= nc < cols and state.grid[nr][nc] == "." and (nr, nc) not in seen:
+                stack.append(((nr, nc), seen | {(nr, nc)}))
+    return count
+
+
+def random_grid_state(rng: np.random.Generator, rows: int, cols: int, p_wall: float) -> MazeState:
+    grid = ["".join("#" if rng.random() < p_wall else "." for _ in range(cols)) for _ in range(rows)]
+    open_cells = [(r, c) for r in range(rows) for c in range(cols) if grid[r][c] == "."]
+    if len(open_cells) < 2:
+        grid[0] = "." + grid[0][1:]
+        grid[-1] = grid[-1][:-1] + "."
+        open_cells = [(0, 0), (rows - 1, cols - 1)]
+    i, j = rng.choice(len(open_cells), size=2, replace=False)
+    return MazeState(tuple(grid), open_cells[int(i)], open_cells[int(j)])
+
+
+@pytest.fixture(scope="module")
+def generated() -> dict[str, list[MazeState]]:
+    return {d: [maze.generate(d, np.random.default_rng(seed)) for seed in SEEDS] for d in maze.BUCKETS}
+
+
+# --------------------------------------------------------------------------- state
+
+
+def test_ascii__round_trip() -> None:
+    state = from_ascii(TEN)
+    assert state.start == (0, 0) and state.goal == (9, 9)
+    assert tuple(maze.to_ascii(state)) == TEN
+    assert maze.to_ascii(MazeState(("..",), (0, 1), (0, 1))) == [".*"]
+
+
+def test_json__round_trip_and_schema() -> None:
+    state = from_ascii(TEN)
+    text = maze.to_json(state)
+    grid = [row.replace("S", ".").replace("G", ".") for row in TEN]
+    assert json.loads(text) == {"grid": grid, "start": [0, 0], "goal": [9, 9]}
+    assert maze.from_json(text) == state
+    assert maze.to_json(maze.from_json(text)) == text
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda o: "not json",
+        lambda o: "[1, 2]",
+        lambda o: "[" * 100_000,
+        lambda o: {k: v for k, v in o.items() if k != "goal"},
+        lambda o: {**o, "extra": 1},
+        lambda o: {**o, "grid": o["grid"][:9]},
+        lambda o: {**o, "grid": o["grid"][:9] + [o["grid"][9] + "."]},
+        lambda o: {**o, "grid": o["grid"][:9] + ["x" * 10]},
+        lambda o: {**o, "grid": "#" * 100},
+        lambda o: {**o, "grid": o["grid"][:9] + [10]},
+        lambda o: {**o, "start": [0, 4]},  # a wall
+        lambda o: {**o, "start": [0, 10]},
+        lambda o: {**o, "start": [-1, 0]},
+        lambda o: {**o, "start": [0]},
+        lambda o: {**o, "start": [0, 0.0]},
+        lambda o: {**o, "start": [True, False]},
+        lambda o: {**o, "start": "0,0"},
+        lambda o: {**o, "goal": None},
+    ],
+)
+def test_from_json__rejects_malformed(mutate) -> None:
+    obj = json.loads(maze.to_json(from_ascii(TEN)))
+    bad = mutate(obj)
+    with pytest.raises(StateError):
+        maze.from_json(bad if isinstance(bad, str) else json.dumps(bad))
+
+
+def test_from_json__rejects_non_string() -> None:
+    with pytest.raises(StateError):
+        maze.from_json(None)  # type: ignore[arg-type]
+
+
+def test_from_ascii__rejects_bad_fixtures() -> None:
+    for rows in (["S.", "."], ["S.x", "..G"], ["S..", "S.G"], ["...", "..G"], []):
+        with pytest.raises(StateError):
+            from_ascii(rows)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def test_apply_step__out_of_bounds() -> None:
+    state = from_ascii(CORRIDOR)
+    assert maze.apply_step(state, "up") == Illegal("out_of_bounds", 0)
+    assert maze.apply_step(state, "left") == Illegal("out_of_bounds", 0)
+    assert maze.replay(state, ("right", "down", "down", "down")) == Replay(False, 4, "out_of_bounds", 3)
+
+
+def test_apply_step__wall() -> None:
+    state = from_ascii(CORRIDOR)
+    assert maze.apply_step(state, "down") == Illegal("wall", 0)
+    assert maze.replay(state, ("right", "right")) == Replay(False, 2, "wall", 1)
+
+
+def test_replay__not_solved() -> None:
+    state = from_ascii(CORRIDOR)
+    assert maze.replay(state, ("right", "down")) == Replay(False, 2, "not_solved", 2)
+    assert maze.replay(state, ()) == Replay(False, 0, "not_solved", 0)
+
+
+def test_replay__unknown_direction_is_unknown_action() -> None:
+    assert maze.replay(from_ascii(CORRIDOR), ("right", "north")).error == "unknown_action"
+    assert maze.apply_step(from_ascii(CORRIDOR), "north") == Illegal("unknown_action", 0)
+    assert maze.replay(from_ascii(CORRIDOR), (["right"],)).error == "unknown_action"  # type: ignore[arg-type]
+
+
+def test_replay__feasible_and_detours_count() -> None:
+    state = from_ascii(CORRIDOR)
+    assert maze.replay(state, ("right", "down", "down", "right")) == Replay(True, 4)
+    detour = ("right", "left", "right", "down", "down", "right")
+    assert maze.replay(state, detour) == Replay(True, 6)
+    # passing over the goal and leaving it is not solved
+    assert maze.replay(state, ("right", "down", "down", "right", "left")).error == "not_solved"
+
+
+def test_apply_step__moves_agent_and_trajectory_ends_on_goal() -> None:
+    state = from_ascii(CORRIDOR)
+    moved = maze.apply_step(state, "right")
+    assert moved == MazeState(state.grid, (0, 1), state.goal)
+    states = maze.trajectory(state, ("right", "down", "down", "right"))
+    assert [s.start for s in states] == [(0, 1), (1, 1), (2, 1), (2, 2)]
+    assert maze.is_goal(states[-1]) and not maze.is_goal(state)
+    with pytest.raises(ValueError):
+        maze.trajectory(state, ("down",))
+
+
+# --------------------------------------------------------------------------- solver
+
+
+def test_solve__hand_made() -> None:
+    solution = maze.solve(from_ascii(CORRIDOR))
+    assert solution is not None
+    assert solution.answer == ("right", "down", "down", "right") and solution.optimal_length == 4
+    assert maze.solve(from_ascii(["S#G"])) is None
+    assert maze.solve(from_ascii(["*."])).optimal_length == 0
+
+
+def test_solve__agrees_with_brute_force_bfs() -> None:
+    rng = np.random.default_rng(7)
+    states = [from_ascii(TEN), from_ascii(CORRIDOR)]
+    states += [random_grid_state(rng, int(rng.integers(2, 11)), int(rng.integers(2, 11)), 0.3) for _ in range(150)]
+    unreachable = 0
+    for state in states:
+        expected = brute_distance(state)
+        solution = maze.solve(state)
+        if expected is None:
+            unreachable += 1
+            assert solution is None
+            continue
+        assert solution is not None and solution.optimal_length == expected
+        assert maze.replay(state, solution.answer) == Replay(True, expected)
+    assert 0 < unreachable < len(states)
+
+
+# --------------------------------------------------------------------------- generator
+
+
+@pytest.mark.parametrize("difficulty", list(maze.BUCKETS))
+def test_generate__optimum_in_bucket_and_replays(generated, difficulty: str) -> None:
+    low, high = maze.BUCKETS[difficulty]
+    for state in generated[difficulty]:
+        solution = maze.solve(state)
+        assert solution is not None
+        assert low <= solution.optimal_length <= high
+        assert solution.optimal_length == brute_distance(state)
+        assert maze.replay(state, solution.answer) == Replay(True, solution.optimal_length)
+        assert len(maze.trajectory(state, solution.answer)) == solution.optimal_length
+        assert maze.from_json(maze.to_json(state)) == state
+
+
+@pytest.mark.parametrize("difficulty", list(maze.BUCKETS))
+def test_generate__deterministic(generated, difficulty: str) -> None:
+    assert maze.generate(difficulty, np.random.default_rng(SEEDS[0])) == generated[difficulty][0]
+    assert generated[difficulty][0] != generated[difficulty][1]
+
+
+@pytest.mark.parametrize("difficulty", list(maze.BUCKETS))
+def test_generate__open_cells_form_an_induced_tree(generated, difficulty: str) -> None:
+    for state in generated[difficulty]:
+        grid = state.grid
+        cells = [(r, c) for r in range(10) for c in range(10) if grid[r][c] == "."]
+        edges = sum((r + 1 < 10 and grid[r + 1][c] == ".") + (c + 1 < 10 and grid[r][c + 1] == ".") for r, c in cells)
+        assert edges == len(cells) - 1
+        # connected: every open cell reachable from the start
+        assert all(brute_distance(MazeState(grid, state.start, cell)) is not None for cell in cells)
+        assert count_simple_paths(state) == 1
+        assert len(grid) == 10 and all(len(row) == 10 for row in grid)
+
+
+def test_generate__no_shortcuts() -> None:
+    states = [maze.generate(d, np.random.default_rng(100 + i)) for d in ("medium", "hard") for i in range(30)]
+    answers = Counter(maze.solve(s).answer for s in states)
+    assert answers.most_common(1)[0][1] <= 2
+    assert len({s.start for s in states}) >= 25 and len({s.goal for s in states}) >= 25
+    lengths = {maze.solve(s).optimal_length for s in states[30:]}
+    assert len(lengths) >= 6  # hard lengths spread over the bucket
+
+
+def test_generate__rejects_unknown_difficulty() -> None:
+    with pytest.raises(ValueError):
+        maze.generate("extreme", np.random.default_rng(0))
+
+
+# --------------------------------------------------------------------------- render
+
+
+def decode(image: Image.Image) -> MazeState:
+    """Rebuild the state from pixels of the maze palette at fixed points of each cell."""
+    pixels = image.load()
+    geometry = maze.GEOMETRY
+    grid, start, goal = [], None, None
+    for r in range(10):
+        row = ""
+        for c in range(10):
+            x, y = geometry.center((r, c))
+            colour = pixels[x, y]
+            assert colour in (maze.WALL_RGB, maze.OPEN_RGB, maze.AGENT_RGB), (r, c, colour)
+            row += "#" if colour == maze.WALL_RGB else "."
+            if colour == maze.AGENT_RGB:
+                assert start is None
+                start = (r, c)
+            x0, _, _, _ = geometry.cell_box((r, c))
+            if pixels[x0 + maze.GOAL_INSET + maze.GOAL_WIDTH // 2, y] == maze.GOAL_RGB:
+                assert goal is None
+                goal = (r, c)
+        grid.append(row)
+    assert start is not None and goal is not None
+    return MazeState(tuple(grid), start, goal)
+
+
+def test_render__decodes_back_to_state(generated) -> None:
+    for states in generated.values():
+        for state in states:
+            image = maze.render(state)
+            assert image.mode == "RGB" and image.size == maze.GEOMETRY.size == (552, 552)
+            assert decode(image) == state
+            final = maze.trajectory(state, maze.solve(state).answer)[-1]
+            assert decode(maze.render(final)) == final
+
+
+def test_render__no_grid_lines_and_pure() -> None:
+    state = from_ascii(TEN)
+    image = maze.render(state)
+    assert image.tobytes() == maze.render(state).tobytes()
+    # inside an open region, the boundary between two open cells has the open colour
+    x0, y0, _, _ = maze.GEOMETRY.cell_box((0, 2))
+    assert image.getpixel((x0, y0 + 20)) == maze.OPEN_RGB
+    assert image.getpixel((2, 2)) == maze.FRAME_RGB
+
+
+# --------------------------------------------------------------------------- answers
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('<ANSWER_JSON>["up","left"]</ANSWER_JSON>', ("up", "left")),
+        ('I think... so <answer_json>["Up", "LEFT"]</answer_json> done.', ("up", "left")),
+        ("<Answer_Json>['down', 'right',]</Answer_Json>", ("down", "right")),
+        ('<ANSWER_JSON>\n```json\n["u","d","l","r"]\n```\n</ANSWER_JSON>', ("up", "down", "left", "right")),
+        ('<ANSWER_JSON>["up"]</ANSWER_JSON> wait <ANSWER_JSON>["down"]</ANSWER_JSON>', ("down",)),
+        ("<ANSWER_JSON>up, left, Down</ANSWER_JSON>", ("up", "left", "down")),
+        ("<ANSWER_JSON>[]</ANSWER_JSON>", ()),
+        ('<ANSWER_JSON>the moves: [" up ",]</ANSWER_JSON>', ("up",)),
+    ],
+)
+def test_parse_answer__tolerant(text: str, expected: tuple[str, ...]) -> None:
+    assert maze.parse_answer(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "no_answer"),
+        ('["up","left"]', "no_answer"),
+        ('<ANSWER_JSON>["up"]', "no_answer"),
+        ("<ANSWER_JSON></ANSWER_JSON>", "bad_format"),
+        ('<ANSWER_JSON>{"moves": ["up"]}</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>["up", ["left"]]</ANSWER_JSON>', "bad_format"),
+        ("<ANSWER_JSON>[1, 2]</ANSWER_JSON>", "bad_format"),
+        ('<ANSWER_JSON>["up", "left"</ANSWER_JSON>', "bad_format"),
+        ("<ANSWER_JSON>[" + '"up",' * 1001 + "]</ANSWER_JSON>", "bad_format"),
+        ('<ANSWER_JSON>["up", "north"]</ANSWER_JSON>', "unknown_action"),
+        ("<ANSWER_JSON>up, jump</ANSWER_JSON>", "unknown_action"),
+    ],
+)
+def test_parse_answer__errors(text: str, code: str) -> None:
+    with pytest.raises(AnswerError) as info:
+        maze.parse_answer(text)
+    assert info.value.code == code
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 10_000_000,
+        "<ANSWER_JSON>" + "[" * 100_000 + "</ANSWER_JSON>",
+        "<ANSWER_JSON>[" + "9" * 100_000 + "]</ANSWER_JSON>",
+        "<ANSWER_JSON>[1e999999]</ANSWER_JSON>",
+        "<ANSWER_JSON>[\x00'up'\x00]\x00</ANSWER_JSON>",
+        "<ANSWER_JSON>['\ud800']</ANSWER_JSON>",
+        "<ANSWER_JSON>" + "a" * 5_000_000 + "</ANSWER_JSON>",
+        "<ANSWER_JSON>['" + "up" * 3_000_000 + "</ANSWER_JSON>",
+        "<ANSWER_JSON>" * 200_000 + "</ANSWER_JSON>",
+    ],
+)
+def test_parse_answer__hostile_inputs_fail_fast(text: str) -> None:
+    began = time.perf_counter()
+    try:
+        maze.parse_answer(text)
+    except AnswerError as e:
+        assert e.code in ("no_answer", "bad_format", "unknown_action")
+    assert time.perf_counter() - began < 2.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("<>/[]{},'\" \nudlrUPANSWER_JSONupleft:0\\")), max_size=80))
+def test_parse_answer__never_raises_anything_else(text: str) -> None:
+    for candidate in (text, f"<ANSWER_JSON>{text}</ANSWER_JSON>"):
+        try:
+            maze.parse_answer(candidate)
+        except AnswerError:
+            pass
+
+
+def test_format_answer__round_trips() -> None:
+    answer = ("up", "left", "down", "right")
+    assert maze.format_answer(answer) == '<ANSWER_JSON>["up","left","down","right"]</ANSWER_JSON>'
+    assert maze.parse_answer(maze.format_answer(answer)) == answer
+    assert maze.answer_payload(answer) == '["up","left","down","right"]'
+    assert maze.parse_answer(maze.format_answer(())) == ()
+
+
+# --------------------------------------------------------------------------- prompts, baseline, spec
+
+
+def test_question__styles_and_no_leak(generated) -> None:
+    state = generated["hard"][0]
+    for style in ("text_cot", "direct"):
+        text = maze.question(state, style)
+        assert "<ANSWER_JSON>" in text and "(r, c)" in text
+        assert str(maze.solve(state).optimal_length) + " " not in text.replace("10x10", "")
+    assert "step by step" in maze.question(state, "text_cot")
+    with pytest.raises(ValueError):
+        maze.question(state, "verbose")  # type: ignore[arg-type]
+
+
+def test_random_answer__legal_and_deterministic(generated) -> None:
+    state = generated["medium"][0]
+    first = maze.random_answer(state, np.random.default_rng(5))
+    assert first == maze.random_answer(state, np.random.default_rng(5))
+    assert 1 <= len(first) <= 30
+    assert maze.replay(state, first).error in (None, "not_solved")
+
+
+def test_spec__fields() -> None:
+    spec = maze.SPEC
+    assert spec.name == "maze" and spec.buckets == {"easy": (1, 6), "medium": (7, 17), "hard": (18, 30)}
+    assert spec.geometry.size == (552, 552) and not spec.dashed_grid and not spec.unique_length
+    assert spec.bucket_of(18) == "hard" and spec.bucket_of(31) is None
+    assert spec.episode_answer(from_ascii(CORRIDOR), ["up"]) == ("up",)
+    assert spec.parse_steps is maze.parse_answer and spec.format_steps is maze.format_answer

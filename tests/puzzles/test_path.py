@@ -1,0 +1,491 @@
+"""Tests for the path family: rules, solver, generator, render, answer parsing, marker."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image, ImageDraw
+
+from vgau_data.errors import StateError
+from vgau_data.puzzles import maze, path
+from vgau_data.puzzles.base import AnswerError, Illegal, Replay, Solution
+from vgau_data.puzzles.path import PathState, from_ascii
+from vgau_data.rendering import font
+
+# Fixtures: S start, T end (target), A-E labels, # blocked, . road (a tree).
+FORK = (
+    "SA.T",
+    "##B#",
+)
+TEN = (
+    "S.#A######",
+    "#.#.######",
+    "#.C.##B..#",
+    "###.###.##",
+    "#...D...##",
+    "#.###.####",
+    "#.###.####",
+    "#E###....T",
+    "#########.",
+    "##########",
+)
+SEEDS = (0, 1, 2)
+
+
+def brute_route_letters(state: PathState) -> list[tuple[tuple[str, ...], int]]:
+    """Every simple start-end path by DFS, as (letters in order, moves)."""
+    grid = state.grid
+    rows, cols = len(grid), len(grid[0])
+    letter_at = {cell: letter for letter, cell in state.labels}
+    found = []
+    stack = [[state.start]]
+    while stack and len(found) < 3:
+        route = stack.pop()
+        r, c = route[-1]
+        if (r, c) == state.end:
+            found.append((tuple(letter_at[x] for x in route if x in letter_at), len(route) - 1))
+            continue
+        for nxt in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= nxt[0] < rows and 0 <= nxt[1] < cols and grid[nxt[0]][nxt[1]] == "." and nxt not in route:
+                stack.append([*route, nxt])
+    return found
+
+
+def moves_of(cells: list[tuple[int, int]]) -> list[str]:
+    names = {(-1, 0): "up", (1, 0): "down", (0, -1): "left", (0, 1): "right"}
+    return [names[(b[0] - a[0], b[1] - a[1])] for a, b in zip(cells, cells[1:])]
+
+
+@pytest.fixture(scope="module")
+def generated() -> dict[str, list[PathState]]:
+    return {d: [path.generate(d, np.random.default_rng(seed)) for seed in SEEDS] for d in path.BUCKETS}
+
+
+# --------------------------------------------------------------------------- state
+
+
+def test_ascii__round_trip() -> None:
+    state = from_ascii(TEN)
+    assert state.start == (0, 0) and state.end == (7, 9)
+    assert state.labels == (("A", (0, 3)), ("B", (2, 6)), ("C", (2, 2)), ("D", (4, 4)), ("E", (7, 1)))
+    assert tuple(path.to_ascii(state)) == TEN
+
+
+def test_json__round_trip_and_schema() -> None:
+    state = from_ascii(TEN)
+    text = path.to_json(state)
+    obj = json.loads(text)
+    assert set(obj) == {"grid", "start", "end", "labels"}
+    assert obj["labels"] == {"A": [0, 3], "B": [2, 6], "C": [2, 2], "D": [4, 4], "E": [7, 1]}
+    assert obj["start"] == [0, 0] and obj["end"] == [7, 9] and obj["grid"][0] == "..#.######"
+    assert path.from_json(text) == state
+    # the marker is not part of the JSON state
+    moved = path.apply_step(state, "right")
+    assert path.to_json(moved) == text and path.from_json(path.to_json(moved)) == state
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda o: "{",
+        lambda o: '"grid"',
+        lambda o: {k: v for k, v in o.items() if k != "labels"},
+        lambda o: {**o, "position": [0, 1]},
+        lambda o: {**o, "labels": [["A", [0, 3]]]},
+        lambda o: {**o, "labels": {**o["labels"], "F": [0, 1]}},
+        lambda o: {**o, "labels": {**o["labels"], "a": [0, 1]}},
+        lambda o: {**o, "labels": {**o["labels"], "A": [0, 0]}},  # on start
+        lambda o: {**o, "labels": {**o["labels"], "A": [7, 9]}},  # on end
+        lambda o: {**o, "labels": {**o["labels"], "A": [0, 4]}},  # on a wall
+        lambda o: {**o, "labels": {**o["labels"], "A": [2, 5]}},  # on B's cell
+        lambda o: {**o, "labels": {**o["labels"], "A": [0, "3"]}},
+        lambda o: {**o, "end": [0, 0]},
+        lambda o: {**o, "end": [9, 9]},
+        lambda o: {**o, "start": [0, 0, 0]},
+        lambda o: {**o, "grid": [row.replace("#", ".") for row in o["grid"]]},  # cycles
+        lambda o: {**o, "grid": o["grid"][:9] + ["...#######"]},  # disconnected
+        lambda o: {**o, "grid": o["grid"][:-1]},
+    ],
+)
+def test_from_json__rejects_malformed(mutate) -> None:
+    obj = json.loads(path.to_json(from_ascii(TEN)))
+    bad = mutate(obj)
+    with pytest.raises(StateError):
+        path.from_json(bad if isinstance(bad, str) else json.dumps(bad))
+
+
+def test_from_ascii__rejects_cycles_and_bad_fixtures() -> None:
+    for rows in (["S.", ".T"], ["S#T"], ["SAA.T"], ["S.X.T"], ["S..."], ["S.", "T"]):
+        with pytest.raises(StateError):
+            from_ascii(rows)
+
+
+# --------------------------------------------------------------------------- rules (answer)
+
+
+def test_replay__feasible_length_is_path_moves() -> None:
+    state = from_ascii(TEN)
+    solution = path.solve(state)
+    assert solution is not None
+    assert path.replay(state, solution.answer) == Replay(True, solution.optimal_length)
+    assert path.replay(from_ascii(FORK), ("A",)) == Replay(True, 3)
+
+
+def test_replay__wrong_label() -> None:
+    state = from_ascii(FORK)  # truth: ("A",); B hangs off the path
+    assert path.replay(state, ("B",)) == Replay(False, 1, "wrong_label", 0)
+    assert path.replay(state, ("A", "B")) == Replay(False, 2, "wrong_label", 1)
+    ten = from_ascii(TEN)
+    truth = path.solve(ten).answer
+    assert path.replay(ten, (truth[0], truth[0])).error == "wrong_label"
+    assert path.replay(ten, tuple(reversed(truth))) == Replay(False, len(truth), "wrong_label", 0)
+
+
+def test_replay__not_solved_for_a_strict_prefix() -> None:
+    ten = from_ascii(TEN)
+    truth = path.solve(ten).answer
+    assert len(truth) >= 2
+    assert path.replay(ten, truth[:1]) == Replay(False, 1, "not_solved", 1)
+    assert path.replay(from_ascii(FORK), ()) == Replay(False, 0, "not_solved", 0)
+
+
+def test_replay__unknown_letter_is_unknown_action() -> None:
+    assert path.replay(from_ascii(FORK), ("Z",)).error == "unknown_action"
+    assert path.replay(from_ascii(FORK), ("AB",)).error == "unknown_action"
+    assert path.replay(from_ascii(FORK), (["A"],)).error == "unknown_action"  # type: ignore[arg-type]
+    with pytest.raises(AnswerError) as info:
+        path.parse_answer("<answer>A,F</answer>")
+    assert info.value.code == "unknown_action"
+
+
+def test_replay__empty_answer_when_no_label_on_path() -> None:
+    state = from_ascii(["S.T", "#A#"])
+    assert path.solve(state).answer == ()
+    assert path.replay(state, path.parse_answer("<answer></answer>")) == Replay(True, 2)
+    assert path.replay(state, ("A",)) == Replay(False, 1, "wrong_label", 0)
+
+
+# --------------------------------------------------------------------------- rules (marker)
+
+
+def test_apply_step__out_of_bounds() -> None:
+    state = from_ascii(FORK)
+    assert path.apply_step(state, "up") == Illegal("out_of_bounds", 0)
+    assert path.apply_step(state, "left") == Illegal("out_of_bounds", 0)
+
+
+def test_apply_step__wall() -> None:
+    state = from_ascii(FORK)
+    assert path.apply_step(state, "down") == Illegal("wall", 0)
+    moved = path.apply_step(state, "right")
+    assert moved.position == (0, 1)
+    assert path.apply_step(moved, "down") == Illegal("wall", 0)
+    assert path.apply_step(state, "north") == Illegal("unknown_action", 0)
+
+
+def test_apply_step__marker_walk_goal_and_back_to_start() -> None:
+    state = from_ascii(FORK)
+    a = path.apply_step(state, "right")
+    assert path.apply_step(a, "left") == state  # back at start: position None again
+    b = path.apply_step(path.apply_step(a, "right"), "right")
+    assert b.position == (0, 3) and path.is_goal(b) and not path.is_goal(state)
+
+
+def test_episode_answer__letters_of_first_visits() -> None:
+    state = from_ascii(FORK)
+    assert path.episode_answer(state, ["right", "right", "right"]) == ("A",)
+    assert path.episode_answer(state, ["right", "right", "down", "up", "left", "right", "right"]) == ("A", "B")
+    assert path.episode_answer(state, ["right", "up", "right"]) == ("A",)  # stops at the illegal move
+    assert path.episode_answer(state, []) == ()
+
+
+def test_trajectory__marker_walks_the_true_path_whatever_the_answer() -> None:
+    state = from_ascii(FORK)
+    for answer in (("A",), ("B", "C"), ()):
+        states = path.trajectory(state, answer)
+        assert [s.position for s in states] == [(0, 1), (0, 2), (0, 3)]
+        assert path.is_goal(states[-1])
+
+
+# --------------------------------------------------------------------------- solver
+
+
+def random_tree_state(rng: np.random.Generator) -> PathState:
+    """A random map built independently of the generator: a spanning-tree road, random marks."""
+    is_road = maze.grow_induced_tree(rng, limit=int(rng.integers(10, 101)))
+    grid = tuple("".join("." if is_road[r * 10 + c] else "#" for c in range(10)) for r in range(10))
+    cells = [(r, c) for r in range(10) for c in range(10) if grid[r][c] == "."]
+    picks = rng.choice(len(cells), size=min(7, len(cells)), replace=False)
+    marks = [cells[int(i)] for i in picks]
+    letters = "".join(rng.permutation(list("ABCDE")))
+    labels = tuple(sorted(zip(letters, marks[2:])))
+    return PathState(grid, marks[0], marks[1], labels)
+
+
+def test_solve__agrees_with_brute_force_dfs() -> None:
+    rng = np.random.default_rng(11)
+    states = [from_ascii(TEN), from_ascii(FORK)] + [random_tree_state(rng) for _ in range(60)]
+    for state in states:
+        routes = brute_route_letters(state)
+        assert len(routes) == 1
+        letters, moves = routes[0]
+        solution = path.solve(state)
+        assert solution is not None and solution.answer == letters and solution.optimal_length == moves
+        assert path.replay(state, letters) == Replay(True, moves)
+
+
+def test_solve__hand_made() -> None:
+    # S -> (0,1) -> down to row 2 -> C -> down column 3 -> D -> down column 5 -> along row 7 -> T;
+    # A, B and E hang on side roads.
+    assert path.solve(from_ascii(TEN)) == Solution(("C", "D"), 16)
+    assert path.solve(PathState(("S#T",), (0, 0), (0, 2), ())) is None
+
+
+# --------------------------------------------------------------------------- generator
+
+
+@pytest.mark.parametrize("difficulty", list(path.BUCKETS))
+def test_generate__optimum_in_bucket_and_invariants(generated, difficulty: str) -> None:
+    low, high = path.BUCKETS[difficulty]
+    for state in generated[difficulty]:
+        solution = path.solve(state)
+        assert solution is not None and low <= solution.optimal_length <= high
+        routes = brute_route_letters(state)
+        assert routes == [(solution.answer, solution.optimal_length)]  # unique simple path
+        assert path.replay(state, solution.answer) == Replay(True, solution.optimal_length)
+        assert [letter for letter, _ in state.labels] == list("ABCDE")
+        cells = [cell for _, cell in state.labels]
+        assert len(set(cells)) == 5 and state.start not in cells and state.end not in cells
+        assert all(state.grid[r][c] == "." for r, c in cells)
+        assert 1 <= len(solution.answer) <= 4  # at least one label on and one off the path
+        assert path.from_json(path.to_json(state)) == state  # includes the tree check
+        states = path.trajectory(state, solution.answer)
+        assert len(states) == solution.optimal_length and path.is_goal(states[-1])
+        walk = [state.start] + [s.position for s in states]
+        assert path.episode_answer(state, moves_of(walk)) == solution.answer
+        final = state
+        for move in moves_of(walk):
+            final = path.apply_step(final, move)
+        assert final == states[-1]
+
+
+@pytest.mark.parametrize("difficulty", list(path.BUCKETS))
+def test_generate__deterministic(generated, difficulty: str) -> None:
+    assert path.generate(difficulty, np.random.default_rng(SEEDS[0])) == generated[difficulty][0]
+    assert generated[difficulty][0] != generated[difficulty][1]
+
+
+def test_generate__no_shortcuts() -> None:
+    states = [path.generate(d, np.random.default_rng(200 + i)) for d in ("medium", "hard") for i in range(40)]
+    answers = [path.solve(s).answer for s in states]
+    assert Counter(answers).most_common(1)[0][1] <= 4
+    multi = [a for a in answers if len(a) >= 2]
+    assert any(list(a) != sorted(a) for a in multi) and any(list(a) == sorted(a) for a in multi)
+    assert Counter(len(a) for a in answers).most_common(1)[0][1] <= 0.6 * len(answers)
+    assert len({s.start for s in states}) >= 30 and len({s.end for s in states}) >= 30
+    assert len({path.solve(s).optimal_length for s in states[40:]}) >= 6
+
+
+def test_generate__rejects_unknown_difficulty() -> None:
+    with pytest.raises(ValueError):
+        path.generate("extreme", np.random.default_rng(0))
+
+
+# --------------------------------------------------------------------------- render
+
+
+def _template(letter: str) -> set[tuple[int, int]]:
+    """Pixel offsets (within a cell) covered by ``letter``, drawn here independently."""
+    mask = Image.new("L", (path.GEOMETRY.cell_px,) * 2, 0)
+    half = path.GEOMETRY.cell_px // 2
+    ImageDraw.Draw(mask).text(
+        (half, half), letter, font=font(path.LETTER_PX), fill=255, anchor="mm", stroke_width=1, stroke_fill=255
+    )
+    return {(x, y) for x in range(mask.width) for y in range(mask.height) if mask.getpixel((x, y)) >= 128}
+
+
+TEMPLATES = {letter: _template(letter) for letter in "ABCDE"}
+_YY, _XX = np.mgrid[0 : path.GEOMETRY.cell_px, 0 : path.GEOMETRY.cell_px]
+_HALF = path.GEOMETRY.cell_px // 2
+INSIDE_DISC = (_XX - _HALF) ** 2 + (_YY - _HALF) ** 2 < (path.MARKER_RADIUS - 1) ** 2
+
+
+def decode(image: Image.Image) -> PathState:
+    """Rebuild the state (marker included) from the palette at fixed points of each cell."""
+    pixels = image.load()
+    array = np.asarray(image)
+    geometry = path.GEOMETRY
+    grid, start, end, position, labels = [], None, None, None, []
+    for r in range(10):
+        row = ""
+        for c in range(10):
+            cx, cy = geometry.center((r, c))
+            x0, y0, x1, y1 = geometry.cell_box((r, c))
+            corner = pixels[x0 + 2, y0 + 2]  # never covered by a mark
+            assert corner in (path.WALL_RGB, path.ROAD_RGB), (r, c, corner)
+            row += "#" if corner == path.WALL_RGB else "."
+            if corner == path.WALL_RGB:
+                continue
+            colour = pixels[cx, cy]
+            marker = pixels[cx, cy + 18] == path.MARKER_RGB
+            if marker:
+                position = (r, c)
+            if colour == path.START_RGB:
+                start = (r, c)
+            elif colour == path.END_RGB or pixels[x0 + 8, y1 - 5] == path.END_RGB:
+                end = (r, c)
+            else:
+                cell = array[y0 : y1 + 1, x0 : x1 + 1].astype(int)
+                if marker:  # white letter on the red disc
+                    ys, xs = np.nonzero((cell[:, :, 1] > 146) & INSIDE_DISC)
+                else:  # black letter on the gray road
+                    ys, xs = np.nonzero(cell.sum(axis=2) < 3 * 105)
+                ink = set(zip(xs.tolist(), ys.tolist()))
+                if ink:
+                    scores = {k: len(ink & t) / len(ink | t) for k, t in TEMPLATES.items()}
+                    best = max(scores, key=scores.__getitem__)
+                    assert scores[best] > 0.8, scores
+                    labels.append((best, (r, c)))
+        grid.append(row)
+    assert start is not None and end is not None
+    return PathState(tuple(grid), start, end, tuple(sorted(labels)), position)
+
+
+def test_render__decodes_back_to_state(generated) -> None:
+    for states in generated.values():
+        for state in states:
+            image = path.render(state)
+            assert image.mode == "RGB" and image.size == path.GEOMETRY.size == (552, 552)
+            assert decode(image) == state
+            for step_state in path.trajectory(state, ()):
+                assert decode(path.render(step_state)) == step_state
+
+
+def test_render__pure_and_frame() -> None:
+    state = from_ascii(TEN)
+    image = path.render(state)
+    assert image.tobytes() == path.render(state).tobytes()
+    assert image.getpixel((2, 2)) == path.FRAME_RGB
+    x0, y0, _, _ = path.GEOMETRY.cell_box((0, 1))
+    assert image.getpixel((x0, y0 + 2)) == path.ROAD_RGB  # no grid lines
+
+
+# --------------------------------------------------------------------------- answers
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<answer>A,C</answer>", ("A", "C")),
+        ("The route meets c then a. <ANSWER> c , a </ANSWER>", ("C", "A")),
+        ("<Answer>['B', 'E',]</Answer>", ("B", "E")),
+        ('<answer>["D","A"]</answer>', ("D", "A")),
+        ("<answer>\n```\nA, B\n```\n</answer>", ("A", "B")),
+        ("<answer>A -> B -> C</answer>", ("A", "B", "C")),
+        ("<answer>E</answer> no wait <answer>D,E</answer>", ("D", "E")),
+        ("<answer></answer>", ()),
+        ("<answer>  </answer>", ()),
+        ("<answer>A;B</answer>", ("A", "B")),
+    ],
+)
+def test_parse_answer__tolerant(text: str, expected: tuple[str, ...]) -> None:
+    assert path.parse_answer(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("A,C", "no_answer"),
+        ("<answer>A,C", "no_answer"),
+        ("<answer>" + "A," * 101 + "</answer>", "bad_format"),
+        ("<answer>" + " " * 20_000 + "</answer>", "bad_format"),
+        ("<answer>A,F</answer>", "unknown_action"),
+        ("<answer>AC</answer>", "unknown_action"),
+        ("<answer>none</answer>", "unknown_action"),
+        ("<answer>1</answer>", "unknown_action"),
+    ],
+)
+def test_parse_answer__errors(text: str, code: str) -> None:
+    with pytest.raises(AnswerError) as info:
+        path.parse_answer(text)
+    assert info.value.code == code
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 10_000_000,
+        "<answer>" + "[" * 100_000 + "</answer>",
+        "<answer>" + "A," * 3_000_000 + "</answer>",
+        "<answer>A\x00,\x00B</answer>",
+        "<answer>\ud800</answer>",
+        "<answer>" * 300_000 + "</answer>",
+        "<answer>" + "9" * 1000 + "</answer>",
+    ],
+)
+def test_parse_answer__hostile_inputs_fail_fast(text: str) -> None:
+    began = time.perf_counter()
+    try:
+        path.parse_answer(text)
+    except AnswerError as e:
+        assert e.code in ("no_answer", "bad_format", "unknown_action")
+    assert time.perf_counter() - began < 2.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("<>/[]{},;'\" \nABCDEFabcz-answer\\\x00")), max_size=80))
+def test_parse_answer__never_raises_anything_else(text: str) -> None:
+    for candidate in (text, f"<answer>{text}</answer>"):
+        try:
+            path.parse_answer(candidate)
+        except AnswerError:
+            pass
+
+
+def test_format_answer__round_trips() -> None:
+    for answer in (("A", "C"), ("E",), ()):
+        assert path.parse_answer(path.format_answer(answer)) == answer
+    assert path.format_answer(("A", "C")) == "<answer>A,C</answer>"
+    assert path.answer_payload(("A", "C")) == '["A","C"]'
+
+
+def test_steps_format__is_the_maze_direction_list() -> None:
+    assert path.SPEC.parse_steps('<ANSWER_JSON>["up","l"]</ANSWER_JSON>') == ("up", "left")
+    assert path.SPEC.format_steps(("down",)) == '<ANSWER_JSON>["down"]</ANSWER_JSON>'
+
+
+# --------------------------------------------------------------------------- prompts, baseline, spec
+
+
+def test_question__styles_and_no_leak(generated) -> None:
+    state = generated["hard"][0]
+    truth = ",".join(path.solve(state).answer)
+    for style in ("text_cot", "direct"):
+        text = path.question(state, style)
+        assert "<answer>A,C</answer>" in text and "(r, c)" in text
+        if len(truth) > 3:
+            assert truth not in text
+    assert "step by step" in path.question(state, "text_cot")
+    with pytest.raises(ValueError):
+        path.question(state, "verbose")  # type: ignore[arg-type]
+
+
+def test_random_answer__letters_and_deterministic(generated) -> None:
+    state = generated["medium"][0]
+    first = path.random_answer(state, np.random.default_rng(5))
+    assert first == path.random_answer(state, np.random.default_rng(5))
+    assert 1 <= len(first) <= 5 and len(set(first)) == len(first) and set(first) <= set("ABCDE")
+    assert path.parse_answer(path.format_answer(first)) == first
+
+
+def test_spec__fields() -> None:
+    spec = path.SPEC
+    assert spec.name == "path" and spec.buckets == {"easy": (2, 5), "medium": (8, 14), "hard": (18, 25)}
+    assert spec.geometry.size == (552, 552) and spec.unique_length and not spec.dashed_grid
+    assert spec.bucket_of(6) is None and spec.bucket_of(25) == "hard"

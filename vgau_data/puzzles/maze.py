@@ -1,0 +1,553 @@
+"""Maze: walk the agent from its square to the goal through open cells.
+
+Board:
+    10x10 cells, each a wall (``#``, drawn dark) or open (``.``, drawn off-white). The
+    agent is a blue square (its cell is ``start``), the goal a green hollow square. The
+    open cells form an induced tree, so the path between any two open cells is unique.
+
+Step:
+    One orthogonal move of the agent: ``"up"``, ``"down"``, ``"left"`` or ``"right"``.
+    Leaving the board is ``out_of_bounds``; entering a wall is ``wall``. The agent's
+    position after a step is the new state's ``start`` (trajectory states move it).
+
+Goal:
+    The agent stands on the goal cell (``start == goal``); an answer that ends elsewhere
+    is ``not_solved``.
+
+Buckets:
+    ``optimal_length`` (BFS distance start -> goal): easy 1-6, medium 7-17, hard 18-30.
+
+Answer:
+    ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``; the last tagged list in the text
+    counts. ``answer_payload`` is the compact JSON list, e.g. ``["up","left"]``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from vgau_data.answers import MAX_PAYLOAD_CHARS, last_tagged, load_lenient, strip_fences
+from vgau_data.errors import GenerationError, StateError
+from vgau_data.puzzles.base import (
+    DELTAS,
+    DIRECTIONS,
+    AnswerError,
+    Cell,
+    Direction,
+    FamilySpec,
+    Illegal,
+    QuestionStyle,
+    Replay,
+    Solution,
+    canonical_json,
+    parse_direction,
+    walk,
+)
+from vgau_data.rendering import BoardGeometry, new_board
+
+# --------------------------------------------------------------------------- constants
+
+SIZE: Final = 10
+BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 6), "medium": (7, 17), "hard": (18, 30)}
+MAX_ANSWER_STEPS: Final = 1000
+"""Longer answers are ``bad_format``: no 10x10 maze needs more than 100 moves."""
+MAX_ATTEMPTS: Final = 500
+"""Trees tried per instance; a 30-move maze needs about 10 on average, 30 at worst in 300."""
+STARTS_PER_TREE: Final = 8
+
+WALL: Final = "#"
+OPEN: Final = "."
+
+WALL_RGB: Final = (36, 40, 48)
+OPEN_RGB: Final = (244, 240, 230)
+FRAME_RGB: Final = (170, 170, 170)
+AGENT_RGB: Final = (37, 99, 235)
+GOAL_RGB: Final = (22, 163, 74)
+AGENT_INSET: Final = 13
+GOAL_INSET: Final = 5
+GOAL_WIDTH: Final = 5
+
+GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=52)
+TAG: Final = "ANSWER_JSON"
+
+NEIGHBOURS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(
+        (r + dr) * SIZE + (c + dc)
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+        if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE
+    )
+    for r in range(SIZE)
+    for c in range(SIZE)
+)
+"""Flat-index neighbours of every cell of the 10x10 board (generator only)."""
+
+# --------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class MazeState:
+    """A maze and where the agent stands.
+
+    ``grid`` rows are strings of ``#`` (wall) and ``.`` (open); ``start`` is the agent's
+    current cell, ``goal`` the cell to reach. Both are open cells.
+    """
+
+    grid: tuple[str, ...]
+    start: Cell
+    goal: Cell
+
+
+def to_json(state: MazeState) -> str:
+    """SPEC §4 canonical JSON.
+
+    Example:
+        >>> to_json(from_ascii(["S.G"]))
+        '{"goal":[0,2],"grid":["..."],"start":[0,0]}'
+    """
+    return canonical_json({"grid": list(state.grid), "start": list(state.start), "goal": list(state.goal)})
+
+
+def from_json(text: str) -> MazeState:
+    """Parse and fully validate a SPEC §4 maze state; raise ``StateError`` on anything off."""
+    obj = load_state_object(text)
+    if set(obj) != {"grid", "start", "goal"}:
+        raise StateError(f"maze state needs exactly the keys grid, start, goal; got {sorted(obj)}")
+    grid = grid_from_json(obj["grid"], SIZE)
+    start = cell_from_json(obj["start"], "start", grid)
+    goal = cell_from_json(obj["goal"], "goal", grid)
+    return MazeState(grid, start, goal)
+
+
+def load_state_object(text: str) -> dict[str, Any]:
+    """``json.loads`` a state string into a dict, or raise ``StateError`` (shared with path)."""
+    if not isinstance(text, str):
+        raise StateError(f"state must be a JSON string, got {type(text).__name__}")
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise StateError(f"state is not valid JSON: {e}") from e
+    if not isinstance(obj, dict):
+        raise StateError(f"state must be a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def grid_from_json(value: object, size: int) -> tuple[str, ...]:
+    """Validate a ``size`` x ``size`` list of ``#``/``.`` rows (shared with path)."""
+    if not isinstance(value, list) or len(value) != size:
+        raise StateError(f"grid must be a list of {size} strings")
+    for index, row in enumerate(value):
+        if not isinstance(row, str) or len(row) != size or set(row) - {WALL, OPEN}:
+            raise StateError(f"grid row {index} must be a string of {size} '#'/'.' characters, got {row!r:.40}")
+    return tuple(value)
+
+
+def cell_from_json(value: object, name: str, grid: tuple[str, ...]) -> Cell:
+    """Validate ``[r, c]`` as an open cell of ``grid`` (shared with path)."""
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise StateError(f"{name} must be [r, c] with integer r and c, got {value!r:.40}")
+    r, c = value
+    if not (0 <= r < len(grid) and 0 <= c < len(grid[0])):
+        raise StateError(f"{name} {value} is outside the {len(grid)}x{len(grid[0])} board")
+    if grid[r][c] != OPEN:
+        raise StateError(f"{name} {value} is on a wall; it must be an open cell")
+    return (r, c)
+
+
+def to_ascii(state: MazeState) -> list[str]:
+    """Rows with ``S`` agent, ``G`` goal, ``*`` agent on goal, ``#`` wall, ``.`` open.
+
+    Example:
+        >>> to_ascii(MazeState(("...",), (0, 2), (0, 2)))
+        ['..*']
+    """
+    rows = [list(row) for row in state.grid]
+    rows[state.goal[0]][state.goal[1]] = "G"
+    rows[state.start[0]][state.start[1]] = "*" if state.start == state.goal else "S"
+    return ["".join(row) for row in rows]
+
+
+def from_ascii(rows: Sequence[str]) -> MazeState:
+    """Inverse of ``to_ascii``; any rectangular size (fixtures). Raises ``StateError``.
+
+    Example:
+        >>> from_ascii(["S#", ".G"]).goal
+        (1, 1)
+    """
+    if not rows or not rows[0] or any(len(row) != len(rows[0]) for row in rows):
+        raise StateError("ascii maze must be a non-empty rectangle of rows")
+    start = goal = None
+    grid = []
+    for r, row in enumerate(rows):
+        for c, char in enumerate(row):
+            if char in "S*":
+                if start is not None:
+                    raise StateError("ascii maze has more than one agent (S or *)")
+                start = (r, c)
+            if char in "G*":
+                if goal is not None:
+                    raise StateError("ascii maze has more than one goal (G or *)")
+                goal = (r, c)
+            if char not in "#.SG*":
+                raise StateError(f"unknown ascii maze character {char!r} at ({r}, {c})")
+        grid.append(row.replace("S", OPEN).replace("G", OPEN).replace("*", OPEN))
+    if start is None or goal is None:
+        raise StateError("ascii maze needs one agent (S) and one goal (G), or * for both")
+    return MazeState(tuple(grid), start, goal)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def apply_step(state: MazeState, step: Direction) -> MazeState | Illegal:
+    """Move the agent one cell; ``Illegal`` for an unknown direction, the edge or a wall.
+
+    Example:
+        >>> apply_step(from_ascii(["S#G"]), "right")
+        Illegal(code='wall', step_index=0)
+    """
+    delta = DELTAS.get(step) if isinstance(step, str) else None
+    if delta is None:
+        return Illegal("unknown_action", 0)
+    r, c = state.start[0] + delta[0], state.start[1] + delta[1]
+    if not (0 <= r < len(state.grid) and 0 <= c < len(state.grid[0])):
+        return Illegal("out_of_bounds", 0)
+    if state.grid[r][c] == WALL:
+        return Illegal("wall", 0)
+    return MazeState(state.grid, (r, c), state.goal)
+
+
+def is_goal(state: MazeState) -> bool:
+    """The agent stands on the goal."""
+    return state.start == state.goal
+
+
+def replay(state: MazeState, answer: Sequence[Direction]) -> Replay:
+    """Play ``answer`` from the agent's cell; stop at the first illegal move.
+
+    Example:
+        >>> replay(from_ascii(["S.G"]), ("right", "right"))
+        Replay(feasible=True, length=2, error=None, first_invalid_step=None)
+        >>> replay(from_ascii(["S.G"]), ("up",)).error
+        'out_of_bounds'
+    """
+    grid = state.grid
+    rows, cols = len(grid), len(grid[0])
+    r, c = state.start
+    n = len(answer)
+    for index, step in enumerate(answer):
+        delta = DELTAS.get(step) if isinstance(step, str) else None
+        if delta is None:
+            return Replay(False, n, "unknown_action", index)
+        r += delta[0]
+        c += delta[1]
+        if not (0 <= r < rows and 0 <= c < cols):
+            return Replay(False, n, "out_of_bounds", index)
+        if grid[r][c] == WALL:
+            return Replay(False, n, "wall", index)
+    if (r, c) != state.goal:
+        return Replay(False, n, "not_solved", n)
+    return Replay(True, n)
+
+
+def trajectory(state: MazeState, answer: Sequence[Direction]) -> list[MazeState]:
+    """The state after each move of a legal ``answer`` (the agent moves)."""
+    return walk(state, answer, apply_step)
+
+
+# --------------------------------------------------------------------------- solver
+
+
+def solve(state: MazeState) -> Solution | None:
+    """Shortest move list by BFS over open cells, or None if the goal is unreachable.
+
+    Example:
+        >>> solve(from_ascii(["S.", "#G"])).answer
+        ('right', 'down')
+    """
+    grid = state.grid
+    rows, cols = len(grid), len(grid[0])
+    parent: dict[Cell, tuple[Cell, Direction] | None] = {state.start: None}
+    queue = deque([state.start])
+    while queue:
+        cell = queue.popleft()
+        if cell == state.goal:
+            break
+        for direction in DIRECTIONS:
+            dr, dc = DELTAS[direction]
+            nxt = (cell[0] + dr, cell[1] + dc)
+            if 0 <= nxt[0] < rows and 0 <= nxt[1] < cols and grid[nxt[0]][nxt[1]] != WALL and nxt not in parent:
+                parent[nxt] = (cell, direction)
+                queue.append(nxt)
+    if state.goal not in parent:
+        return None
+    steps: list[Direction] = []
+    link = parent[state.goal]
+    while link is not None:
+        cell, direction = link
+        steps.append(direction)
+        link = parent[cell]
+    steps.reverse()
+    return Solution(tuple(steps), len(steps))
+
+
+# --------------------------------------------------------------------------- generator
+
+
+def generate(difficulty: str, rng: np.random.Generator) -> MazeState:
+    """A maze whose start-goal distance lies in ``BUCKETS[difficulty]``.
+
+    Draws the distance uniformly from the bucket, grows a maximal induced tree of open
+    cells (a wall cell opens only while it touches exactly one open cell), picks a random
+    start and draws the goal from that start's BFS layer at the drawn distance; a start
+    without such a layer is redrawn (up to 8 per tree), then the tree. Drawing the
+    distance first keeps lengths uniform inside the bucket (taking any layer in range
+    piles hard mazes up at 18-20).
+
+    Raises:
+        GenerationError: no tree offered a goal at the distance within the attempt budget.
+    """
+    if difficulty not in BUCKETS:
+        raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
+    low, high = BUCKETS[difficulty]
+    distance = int(rng.integers(low, high + 1))
+    for _ in range(MAX_ATTEMPTS):
+        is_open = grow_induced_tree(rng)
+        cells = [i for i in range(SIZE * SIZE) if is_open[i]]
+        for _ in range(STARTS_PER_TREE):
+            start = cells[int(rng.integers(len(cells)))]
+            dist = _distances(is_open, start)
+            layer = [cell for cell in cells if dist[cell] == distance]
+            if layer:
+                goal = layer[int(rng.integers(len(layer)))]
+                grid = tuple(
+                    "".join(OPEN if is_open[r * SIZE + c] else WALL for c in range(SIZE)) for r in range(SIZE)
+                )
+                return MazeState(grid, divmod(start, SIZE), divmod(goal, SIZE))
+    raise GenerationError(f"maze/{difficulty}: no goal at distance {distance} in {MAX_ATTEMPTS} trees")
+
+
+def grow_induced_tree(rng: np.random.Generator, seed_cells: Sequence[int] = (), limit: int = SIZE * SIZE) -> bytearray:
+    """Grow an induced tree of open cells on the 10x10 board (flat indices ``r*10+c``).
+
+    Starts from ``seed_cells`` (which must already form an induced tree; a random cell
+    when empty) and keeps opening random wall cells that touch exactly one open cell,
+    until none is left or ``limit`` cells are open. Every open cell set it returns is
+    connected and acyclic, with no 2x2 block. Shared with the path family.
+    """
+    is_open = bytearray(SIZE * SIZE)
+    touching = bytearray(SIZE * SIZE)  # open neighbours of each cell
+    seeds = list(seed_cells) or [int(rng.integers(SIZE * SIZE))]
+    for cell in seeds:
+        is_open[cell] = 1
+        for nb in NEIGHBOURS[cell]:
+            touching[nb] += 1
+    frontier = [i for i in range(SIZE * SIZE) if not is_open[i] and touching[i] == 1]
+    draws = rng.random(SIZE * SIZE + len(frontier)).tolist()  # one per pop; each cell joins once
+    n_open = len(seeds)
+    k = 0
+    while frontier and n_open < limit:
+        index = int(draws[k] * len(frontier))
+        k += 1
+        cell = frontier[index]
+        frontier[index] = frontier[-1]
+        frontier.pop()
+        if touching[cell] != 1:
+            continue
+        is_open[cell] = 1
+        n_open += 1
+        for nb in NEIGHBOURS[cell]:
+            touching[nb] += 1
+            if touching[nb] == 1 and not is_open[nb]:
+                frontier.append(nb)
+    return is_open
+
+
+def _distances(is_open: bytearray, source: int) -> list[int]:
+    dist = [-1] * (SIZE * SIZE)
+    dist[source] = 0
+    queue = [source]
+    for cell in queue:
+        d = dist[cell] + 1
+        for nb in NEIGHBOURS[cell]:
+            if is_open[nb] and dist[nb] < 0:
+                dist[nb] = d
+                queue.append(nb)
+    return dist
+
+
+# --------------------------------------------------------------------------- renderer
+
+
+def render(state: MazeState) -> Image.Image:
+    """The board: dark walls, off-white open cells, blue agent square, green hollow goal."""
+    image = _background(state.grid).copy()
+    draw = ImageDraw.Draw(image)
+    draw.rectangle(GEOMETRY.cell_box(state.goal, GOAL_INSET), outline=GOAL_RGB, width=GOAL_WIDTH)
+    draw.rectangle(GEOMETRY.cell_box(state.start, AGENT_INSET), fill=AGENT_RGB)
+    return image
+
+
+@functools.lru_cache(maxsize=256)
+def _background(grid: tuple[str, ...]) -> Image.Image:
+    image = new_board(GEOMETRY, FRAME_RGB)
+    image.paste(cells_image(grid, {WALL: WALL_RGB, OPEN: OPEN_RGB}), GEOMETRY.cell_box((0, 0))[:2])
+    return image
+
+
+def cells_image(grid: tuple[str, ...], colours: dict[str, tuple[int, int, int]]) -> Image.Image:
+    """The cell area: one flat colour per grid character, each cell ``GEOMETRY.cell_px`` square.
+
+    Drawn as a 1-pixel-per-cell image scaled up by an integer factor (nearest neighbour),
+    about 20x faster than one rectangle per cell. Shared with the path family.
+    """
+    pixels = b"".join(bytes(colours[char]) for row in grid for char in row)
+    small = Image.frombytes("RGB", (len(grid[0]), len(grid)), pixels)
+    return small.resize((len(grid[0]) * GEOMETRY.cell_px, len(grid) * GEOMETRY.cell_px), Image.Resampling.NEAREST)
+
+
+# --------------------------------------------------------------------------- answers
+
+_WORD_SPLIT = re.compile(r"[\s,;]+")
+
+
+def parse_answer(text: str) -> tuple[Direction, ...]:
+    """The last ``<ANSWER_JSON>[...]</ANSWER_JSON>`` list of directions in ``text``.
+
+    Tolerates prose, fences, case, single quotes, trailing commas, ``u d l r`` and a
+    bracket-less word list. Raises ``AnswerError`` (``no_answer``, ``bad_format``,
+    ``unknown_action``) and nothing else.
+
+    Example:
+        >>> parse_answer("so: <answer_json>['Up', 'l',]</answer_json>")
+        ('up', 'left')
+    """
+    if not isinstance(text, str):
+        raise AnswerError("no_answer", f"not text: {type(text).__name__}")
+    payload = last_tagged(text, TAG)
+    if payload is None:
+        raise AnswerError("no_answer", f"no <{TAG}>...</{TAG}> found")
+    if len(payload) > MAX_PAYLOAD_CHARS:
+        raise AnswerError("bad_format", f"payload of {len(payload)} characters")
+    if "[" in payload or "{" in payload:
+        value = load_lenient(payload)
+        if not isinstance(value, list):
+            raise AnswerError("bad_format", f"expected a list of directions, got {type(value).__name__}")
+    else:  # tolerate a bare word list: up, left, down
+        value = [word.strip("\"'`") for word in _WORD_SPLIT.split(strip_fences(payload)) if word.strip("\"'`")]
+        if not value:
+            raise AnswerError("bad_format", "empty payload")
+    if len(value) > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_ANSWER_STEPS})")
+    steps = []
+    for item in value:
+        if not isinstance(item, str):
+            raise AnswerError("bad_format", f"a step must be a direction string, got {item!r:.40}")
+        steps.append(parse_direction(item))
+    return tuple(steps)
+
+
+def answer_payload(answer: Sequence[Direction]) -> str:
+    """Compact JSON list, e.g. ``["up","left"]`` (the dataset's ``solution`` column).
+
+    Example:
+        >>> answer_payload(("up", "left"))
+        '["up","left"]'
+    """
+    return canonical_json(list(answer))
+
+
+def format_answer(answer: Sequence[Direction]) -> str:
+    """The full answer text: ``<ANSWER_JSON>["up","left"]</ANSWER_JSON>``."""
+    return f"<{TAG}>{answer_payload(answer)}</{TAG}>"
+
+
+# --------------------------------------------------------------------------- prompts
+
+_RULES = (
+    "The image shows a 10x10 maze. Dark cells are walls; off-white cells are open floor. "
+    "The blue filled square is the agent and the green hollow square is the goal. "
+    "Cells are addressed as (r, c), 0-based, with (0, 0) the top-left cell; r grows downward "
+    "and c grows rightward.\n"
+    'Each step moves the agent one cell "up", "down", "left" or "right". The agent may only '
+    "move onto open cells and may not leave the board.\n"
+    "Task: find the shortest sequence of steps that brings the agent onto the goal."
+)
+_FORMAT = 'Answer format: <ANSWER_JSON>["up","left","down"]</ANSWER_JSON> (a JSON list of directions).'
+
+
+def question(state: MazeState, style: QuestionStyle) -> str:
+    """The prompt for ``text_cot`` or ``direct`` (rules, legend, coordinates, format)."""
+    if style == "text_cot":
+        return (
+            f"{_RULES}\nThink step by step: trace the route through the open cells, then give the final "
+            f"answer on the last line in exactly this format.\n{_FORMAT}"
+        )
+    if style == "direct":
+        return f"{_RULES}\nReply with the answer only, in exactly this format and nothing else.\n{_FORMAT}"
+    raise ValueError(f"unknown question style {style!r}; choose 'text_cot' or 'direct'")
+
+
+def random_answer(state: MazeState, rng: np.random.Generator) -> tuple[Direction, ...]:
+    """A random legal walk of 1-30 moves (it ignores the goal): the random baseline."""
+    length = int(rng.integers(1, 31))
+    grid = state.grid
+    r, c = state.start
+    steps: list[Direction] = []
+    for _ in range(length):
+        legal = [
+            d
+            for d in DIRECTIONS
+            if 0 <= r + DELTAS[d][0] < len(grid)
+            and 0 <= c + DELTAS[d][1] < len(grid[0])
+            and grid[r + DELTAS[d][0]][c + DELTAS[d][1]] != WALL
+        ]
+        if not legal:
+            break
+        direction = legal[int(rng.integers(len(legal)))]
+        steps.append(direction)
+        r, c = r + DELTAS[direction][0], c + DELTAS[direction][1]
+    return tuple(steps)
+
+
+def episode_answer(initial_state: MazeState, steps: Sequence[Direction]) -> tuple[Direction, ...]:
+    """An interactive episode's steps are the answer itself."""
+    return tuple(steps)
+
+
+SPEC = FamilySpec(
+    name="maze",
+    buckets=BUCKETS,
+    geometry=GEOMETRY,
+    dashed_grid=False,
+    unique_length=False,
+    from_json=from_json,
+    to_json=to_json,
+    generate=generate,
+    solve=solve,
+    replay=replay,
+    trajectory=trajectory,
+    render=render,
+    parse_answer=parse_answer,
+    format_answer=format_answer,
+    answer_payload=answer_payload,
+    question=question,
+    random_answer=random_answer,
+    apply_step=apply_step,
+    is_goal=is_goal,
+    parse_steps=parse_answer,
+    format_steps=format_answer,
+    episode_answer=episode_answer,
+)
