@@ -1,0 +1,612 @@
+"""Tests of the klotski family: rules, solver, generator, renderer and answer parsing."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from vgau_data.errors import StateError
+from vgau_data.puzzles import klotski as k
+from vgau_data.puzzles.base import DELTAS, AnswerError, Illegal
+
+ONE_MOVE = (
+    "||||||",
+    "||||||",
+    "----oo",
+    "|oTTo|",
+    "|oTTo|",
+    "--..oo",
+)
+"""The target slides down once: empty cells (5, 2) and (5, 3)."""
+
+HALF_FREE = (
+    "||||||",
+    "||||||",
+    "----oo",
+    "|oTTo|",
+    "|oTTo|",
+    "--.o.o",
+)
+"""Only one of the two cells under the target is empty."""
+
+LOCKED = (
+    "TTo|--",
+    "TT|||o",
+    ".||o||",
+    "o|.--|",
+    "o|||oo",
+    "o|||--",
+)
+"""The target can never move: a small closed component, so no solution."""
+
+SHAPES = {"target": (2, 2), "vertical": (2, 1), "horizontal": (1, 2), "single": (1, 1)}
+
+
+def board(rows: tuple[str, ...]) -> k.KlotskiState:
+    return k.from_ascii(list(rows))
+
+
+def block_dicts(state: k.KlotskiState) -> list[dict]:
+    return json.loads(k.to_json(state))["blocks"]
+
+
+# ------------------------------------------------------------------ independent solver
+
+
+def brute_force_length(state: k.KlotskiState, limit: int = 25) -> int | None:
+    """BFS over sorted (kind, row, col) tuples, moving every block in every direction."""
+    start = tuple(sorted((b["kind"], b["row"], b["col"]) for b in block_dicts(state)))
+
+    def successors(blocks: tuple) -> list[tuple]:
+        owner = {}
+        for i, (kind, r, c) in enumerate(blocks):
+            h, w = SHAPES[kind]
+            for a in range(h):
+                for b in range(w):
+                    owner[r + a, c + b] = i
+        out = []
+        for i, (kind, r, c) in enumerate(blocks):
+            h, w = SHAPES[kind]
+            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                nr, nc = r + dr, c + dc
+                if nr < 0 or nc < 0 or nr + h > 6 or nc + w > 6:
+                    continue
+                if all(owner.get((nr + a, nc + b), i) == i for a in range(h) for b in range(w)):
+                    out.append(tuple(sorted(blocks[:i] + ((kind, nr, nc),) + blocks[i + 1 :])))
+        return out
+
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        blocks = queue.popleft()
+        if ("target", 4, 2) in blocks:
+            return seen[blocks]
+        if seen[blocks] >= limit:
+            continue
+        for nxt in successors(blocks):
+            if nxt not in seen:
+                seen[nxt] = seen[blocks] + 1
+                queue.append(nxt)
+    return None
+
+
+# ------------------------------------------------------------------------------- state
+
+
+def test_state__json_round_trip() -> None:
+    for state in (board(ONE_MOVE), board(LOCKED), k.generate("hard", np.random.default_rng(1))):
+        text = k.to_json(state)
+        assert k.from_json(text) == state
+        assert json.loads(text)["size"] == 6 and json.loads(text)["goal"] == [4, 2]
+
+
+def test_to_json__canonical_block_order() -> None:
+    blocks = block_dicts(board(ONE_MOVE))
+    kinds = [b["kind"] for b in blocks]
+    assert kinds == ["target"] + ["vertical"] * 8 + ["horizontal"] * 3 + ["single"] * 8
+    assert blocks[0] == {"kind": "target", "row": 3, "col": 2, "height": 2, "width": 2}
+    for kind in k.KINDS:
+        cells = [(b["row"], b["col"]) for b in blocks if b["kind"] == kind]
+        assert cells == sorted(cells)
+
+
+def test_from_json__accepts_any_block_order() -> None:
+    state = board(ONE_MOVE)
+    data = json.loads(k.to_json(state))
+    data["blocks"].reverse()
+    assert k.from_json(json.dumps(data)) == state
+
+
+def _mutated(change) -> str:
+    data = json.loads(k.to_json(board(ONE_MOVE)))
+    change(data)
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        "[]",
+        "null",
+        _mutated(lambda d: d.pop("goal")),
+        _mutated(lambda d: d.update(extra=1)),
+        _mutated(lambda d: d.update(size=7)),
+        _mutated(lambda d: d.update(size="6")),
+        _mutated(lambda d: d.update(goal=[4, 3])),
+        _mutated(lambda d: d.update(goal=[4.0, 2])),
+        _mutated(lambda d: d.update(blocks="x")),
+        _mutated(lambda d: d["blocks"].pop()),
+        _mutated(lambda d: d["blocks"].append(7)),
+        _mutated(lambda d: d["blocks"][1].update(kind="tall")),
+        _mutated(lambda d: d["blocks"][1].update(row=True)),
+        _mutated(lambda d: d["blocks"][1].update(row="0")),
+        _mutated(lambda d: d["blocks"][1].update(row=5)),
+        _mutated(lambda d: d["blocks"][1].update(col=-1)),
+        _mutated(lambda d: d["blocks"][1].update(height=1)),
+        _mutated(lambda d: d["blocks"][1].pop("width")),
+        _mutated(lambda d: d["blocks"][-1].update(row=0, col=0)),
+        _mutated(lambda d: d["blocks"][-1].update(kind="vertical", height=2, width=1, row=0, col=0)),
+        _mutated(lambda d: d["blocks"].append(dict(d["blocks"][-1], row=5, col=2))),
+    ],
+)
+def test_from_json__rejects_malformed(text: str) -> None:
+    with pytest.raises(StateError):
+        k.from_json(text)
+
+
+def test_from_json__rejects_non_string() -> None:
+    with pytest.raises(StateError):
+        k.from_json(None)  # type: ignore[arg-type]
+
+
+def test_ascii__round_trip() -> None:
+    for rows in (ONE_MOVE, HALF_FREE, LOCKED):
+        assert tuple(k.to_ascii(board(rows))) == rows
+    state = k.generate("medium", np.random.default_rng(3))
+    assert k.from_ascii(k.to_ascii(state)) == state
+    assert k.from_ascii("\n".join(ONE_MOVE)) == board(ONE_MOVE)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        ONE_MOVE[:5],
+        ("||||||", "||||||", "----oo", "|oTTo|", "|oTTo|", "--..ox"),
+        ("||||||", "||||||", "----oo", "|oTTo|", "|oTTo|", "|-..oo"),
+        ("||||||", "||||||", "----oo", "|oTTo|", "|oT.o|", "--.Too"),
+        ("||||||", "||||||", "----oo", "|oTTo|", "|oTTo|", "--.ooo"),
+        ("||||||", "||||||", "---o-o", "|oTTo|", "|oTTo|", "--..oo"),
+    ],
+)
+def test_from_ascii__rejects_bad_boards(rows: tuple[str, ...]) -> None:
+    with pytest.raises(StateError):
+        k.from_ascii(list(rows))
+
+
+# ------------------------------------------------------------------------------- rules
+
+
+@pytest.mark.parametrize(
+    ("step", "after"),
+    [
+        (((3, 2), "down"), ("||||||", "||||||", "----oo", "|o..o|", "|oTTo|", "--TToo")),
+        (((5, 4), "left"), ("||||||", "||||||", "----oo", "|oTTo|", "|oTTo|", "--.o.o")),
+        (((5, 0), "right"), ("||||||", "||||||", "----oo", "|oTTo|", "|oTTo|", ".--.oo")),
+    ],
+)
+def test_apply_step__slides_one_block(step: k.Step, after: tuple[str, ...]) -> None:
+    assert k.apply_step(board(ONE_MOVE), step) == board(after)
+
+
+def test_apply_step__two_cell_moves_of_each_kind() -> None:
+    side = board(("||||||", "||||||", "----oo", "|oTT.|", "|oTT.|", "--oooo"))
+    assert k.apply_step(side, ((3, 2), "right")) == board(
+        ("||||||", "||||||", "----oo", "|o.TT|", "|o.TT|", "--oooo")
+    )
+    assert k.apply_step(side, ((3, 5), "left")) == board(
+        ("||||||", "||||||", "----oo", "|oTT|.", "|oTT|.", "--oooo")
+    )
+    low = board(("||||||", "||||||", "----oo", "|o..o|", "|oTTo|", "--TToo"))
+    assert k.apply_step(low, ((2, 2), "down")) == board(
+        ("||||||", "||||||", "--..oo", "|o--o|", "|oTTo|", "--TToo")
+    )
+    assert k.apply_step(low, ((4, 2), "up")) == board(ONE_MOVE)
+    assert k.apply_step(board(ONE_MOVE), ((3, 2), "down")) == low
+
+
+def test_replay__no_block_at() -> None:
+    state = board(ONE_MOVE)
+    for cell in ((5, 2), (1, 0), (3, 3), (4, 2), (5, 1), (6, 0), (-1, 0), (0, 99)):
+        assert k.apply_step(state, (cell, "up")) == Illegal("no_block_at", 0)
+    verdict = k.replay(state, [((5, 4), "left"), ((4, 3), "down")])
+    assert (verdict.feasible, verdict.error, verdict.first_invalid_step) == (False, "no_block_at", 1)
+
+
+def test_replay__out_of_bounds() -> None:
+    state = board(ONE_MOVE)
+    for step in (((0, 0), "up"), ((5, 4), "down"), ((3, 0), "left"), ((0, 5), "right"), ((3, 5), "right"), ((5, 0), "down")):
+        assert k.apply_step(state, step) == Illegal("out_of_bounds", 0)
+    verdict = k.replay(state, [((0, 0), "up")])
+    assert (verdict.error, verdict.first_invalid_step, verdict.length) == ("out_of_bounds", 0, 1)
+
+
+def test_replay__blocked() -> None:
+    state = board(ONE_MOVE)
+    for step in (((3, 1), "up"), ((2, 0), "down"), ((3, 2), "up"), ((3, 2), "left"), ((0, 1), "down")):
+        assert k.apply_step(state, step) == Illegal("blocked", 0)
+    half = board(HALF_FREE)
+    assert k.apply_step(half, ((3, 2), "down")) == Illegal("blocked", 0)
+    verdict = k.replay(half, [((3, 2), "down")])
+    assert (verdict.feasible, verdict.error, verdict.first_invalid_step) == (False, "blocked", 0)
+
+
+def test_replay__not_solved() -> None:
+    state = board(ONE_MOVE)
+    verdict = k.replay(state, [((5, 4), "left")])
+    assert (verdict.feasible, verdict.error, verdict.first_invalid_step) == (False, "not_solved", 1)
+    assert k.replay(state, []).error == "not_solved"
+
+
+def test_replay__feasible_and_stops_at_first_illegal() -> None:
+    state = board(ONE_MOVE)
+    assert k.replay(state, [((3, 2), "down")]).feasible
+    detour = [((5, 4), "left"), ((5, 3), "right"), ((3, 2), "down")]
+    assert k.replay(state, detour).feasible and k.replay(state, detour).length == 3
+    verdict = k.replay(state, [((3, 2), "down"), ((0, 0), "up"), ((9, 9), "up")])
+    assert (verdict.error, verdict.first_invalid_step) == ("out_of_bounds", 1)
+
+
+def test_apply_step__unknown_direction_is_illegal() -> None:
+    assert k.apply_step(board(ONE_MOVE), ((3, 2), "north")) == Illegal("unknown_action", 0)
+
+
+def test_is_goal__target_top_left_at_4_2() -> None:
+    assert not k.is_goal(board(ONE_MOVE))
+    assert k.is_goal(k.apply_step(board(ONE_MOVE), ((3, 2), "down")))
+
+
+def test_trajectory__one_state_per_step() -> None:
+    state = k.generate("medium", np.random.default_rng(5))
+    solution = k.solve(state)
+    states = k.trajectory(state, solution.answer)
+    assert len(states) == solution.optimal_length
+    assert k.is_goal(states[-1]) and not any(k.is_goal(s) for s in states[:-1])
+
+
+def test_neighbours__match_every_legal_step() -> None:
+    """The solver's move generator (from the empty cells) equals the public rules."""
+    rng = np.random.default_rng(11)
+    states = [board(ONE_MOVE), board(HALF_FREE), board(LOCKED)]
+    for difficulty in ("easy", "hard") * 10:
+        state = k.generate(difficulty, rng)
+        for _ in range(30):
+            states.append(state)
+            options = k.legal_steps(state)
+            state = k.apply_step(state, options[int(rng.integers(len(options)))])
+    for state in states:
+        expected = sorted(k.apply_step(state, step).cells for step in k.legal_steps(state))
+        assert sorted(k._neighbours(state.cells)) == expected
+
+
+# ------------------------------------------------------------------------------ solver
+
+
+def test_solve__one_move_board() -> None:
+    solution = k.solve(board(ONE_MOVE))
+    assert solution is not None
+    assert solution.answer == (((3, 2), "down"),) and solution.optimal_length == 1
+
+
+def test_solve__solved_board_needs_no_steps() -> None:
+    solved = k.apply_step(board(ONE_MOVE), ((3, 2), "down"))
+    assert k.solve(solved).optimal_length == 0
+
+
+def test_solve__unsolvable_board_returns_none() -> None:
+    assert k.solve(board(LOCKED)) is None
+    assert brute_force_length(board(LOCKED)) is None
+
+
+@pytest.mark.parametrize(("difficulty", "seed"), [("easy", 0), ("easy", 1), ("easy", 2), ("medium", 0), ("medium", 1), ("medium", 2), ("hard", 4), ("hard", 5), ("hard", 6)])
+def test_solve__agrees_with_brute_force(difficulty: str, seed: int) -> None:
+    state = k.generate(difficulty, np.random.default_rng(seed))
+    solution = k.solve(state)
+    assert solution is not None
+    assert solution.optimal_length == brute_force_length(state)
+    assert k.replay(state, solution.answer).feasible
+
+
+def test_solve__agrees_with_brute_force_on_hand_made_boards() -> None:
+    for rows in (ONE_MOVE, HALF_FREE, ("||||||", "||||||", "----oo", "|oTT.|", "|oTT.|", "--oooo")):
+        solution = k.solve(board(rows))
+        assert solution is not None and solution.optimal_length == brute_force_length(board(rows))
+
+
+# --------------------------------------------------------------------------- generator
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("seed", [0, 7, 123])
+def test_generate__optimum_in_bucket_and_replays(difficulty: str, seed: int) -> None:
+    state = k.generate(difficulty, np.random.default_rng(seed))
+    assert k.from_json(k.to_json(state)) == state  # full inventory, no overlap
+    assert not k.is_goal(state)
+    solution = k.solve(state)
+    low, high = k.BUCKETS[difficulty]
+    assert solution is not None and low <= solution.optimal_length <= high
+    verdict = k.replay(state, solution.answer)
+    assert verdict.feasible and verdict.length == solution.optimal_length == len(solution.answer)
+    assert k.SPEC.bucket_of(solution.optimal_length) == difficulty
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_generate__same_seed_same_state(difficulty: str) -> None:
+    first = k.generate(difficulty, np.random.default_rng(42))
+    assert k.generate(difficulty, np.random.default_rng(42)) == first
+    assert k.generate(difficulty, np.random.default_rng(43)) != first
+
+
+def test_generate__layouts_and_answers_vary() -> None:
+    states = [k.generate("medium", np.random.default_rng(seed)) for seed in range(12)]
+    assert len({s.cells for s in states}) == 12
+    assert len({s.target for s in states}) >= 2
+    assert len({s.cells.index(".") for s in states}) >= 5
+    answers = [k.solve(s).answer for s in states]
+    for answer in answers:  # no single answer solves more than a few boards
+        assert sum(k.replay(s, answer).feasible for s in states) <= 3
+
+
+def test_generate__rejects_unknown_difficulty() -> None:
+    with pytest.raises(ValueError, match="difficulty"):
+        k.generate("extreme", np.random.default_rng(0))
+
+
+def test_random_answer__deterministic_and_legal() -> None:
+    state = k.generate("hard", np.random.default_rng(2))
+    answer = k.random_answer(state, np.random.default_rng(9))
+    assert answer == k.random_answer(state, np.random.default_rng(9))
+    assert 1 <= len(answer) <= 20
+    verdict = k.replay(state, answer)
+    assert verdict.error in (None, "not_solved")
+
+
+# ----------------------------------------------------------------------------- answers
+
+
+def test_format_answer__round_trips() -> None:
+    answer = (((3, 2), "down"), ((0, 5), "left"), ((4, 0), "up"), ((1, 1), "right"))
+    text = k.format_answer(answer)
+    assert text == k.answer_payload(answer)
+    assert text.startswith('{"solution":[{"from":[3,2],"direction":"DOWN"}')
+    assert k.parse_answer(text) == answer
+    assert k.parse_answer(k.format_answer(())) == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"solution":[{"from":[3,2],"direction":"DOWN"},{"from":[0,5],"direction":"LEFT"}]}',
+        'I think this works.\n```json\n{"solution": [{"from": [3, 2], "direction": "down"},\n {"from": [0, 5], "direction": "Left"}]}\n```\nDone.',
+        "{'solution': [{'from': [3, 2], 'direction': 'D'}, {'from': [0, 5], 'direction': 'l'},],}",
+        '{"Solution": [{"From": [3, 2], "Direction": "DOWN"}, {"FROM": [0, 5], "DIRECTION": "LEFT"}]}',
+        '{"solution": [{"direction": "DOWN", "from": [3, 2]}, {"direction": "LEFT", "from": [0, 5]}]}',
+        'draft {"solution": [{"from": [1, 1], "direction": "UP"}]} final {"solution": [{"from": [3, 2], "direction": "DOWN"}, {"from": [0, 5], "direction": "LEFT"}]}',
+        '"from": [3, 2], "direction": "UP"\nFinal: "from": [3, 2], "direction": "DOWN", "from": [0, 5], "direction": "LEFT"',
+        '[{"from":[3,2],"direction":"d"},{"from":[0,5],"direction":"l"}]',
+        '{"solution": [{"from": [3, 2], "direction": "DOWN"}, {"from": [0, 5], "direction": "LEFT"},, ]}',
+        'Answer: {"solution": [{"from": [3, 2], "direction": "DOWN", "block": "T"}, {"from": [0, 5], "direction": " left "}]}',
+    ],
+)
+def test_parse_answer__tolerant(text: str) -> None:
+    assert k.parse_answer(text) == (((3, 2), "down"), ((0, 5), "left"))
+
+
+def test_parse_answer__empty_list_is_zero_steps() -> None:
+    assert k.parse_answer('The solution is {"solution": []}') == ()
+    assert k.replay(board(ONE_MOVE), k.parse_answer('{"solution": []}')).error == "not_solved"
+
+
+def test_parse_answer__later_brace_less_run_wins() -> None:
+    text = '{"solution": [{"from": [1, 1], "direction": "UP"}]} no wait: "from": [3, 2], "direction": "DOWN"'
+    assert k.parse_answer(text) == (((3, 2), "down"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "no_answer"),
+        ("I cannot solve this puzzle.", "no_answer"),
+        ("the solution: move the red block down", "no_answer"),
+        ('{"solution": [{"from": [3, 2], "direction": "DIAGONAL"}]}', "unknown_action"),
+        ('{"solution": [{"from": [3, 2], "direction": 7}]}', "unknown_action"),
+        ('"from": [3, 2], "direction": "north"', "unknown_action"),
+        ('{"solution": [{"from": [3, 2]}]}', "bad_format"),
+        ('{"solution": [{"from": "3,2", "direction": "UP"}]}', "bad_format"),
+        ('{"solution": [{"from": [3, 2, 1], "direction": "UP"}]}', "bad_format"),
+        ('{"solution": [{"from": [3.0, 2], "direction": "UP"}]}', "bad_format"),
+        ('{"solution": [{"from": [true, 2], "direction": "UP"}]}', "bad_format"),
+        ('{"solution": [["UP"]]}', "bad_format"),
+        ('{"solution": [{"from": [r, c], "direction": "UP"}]}', "bad_format"),
+        ('{"solution": [' + '{"from": [0, 0], "direction": "UP"},' * 1001 + "]}", "bad_format"),
+        ('"from": [0, 0], "direction": "UP", ' * 1001, "bad_format"),
+        ('{"solution": [' + "1" * 5000 + "]}", "bad_format"),
+    ],
+)
+def test_parse_answer__errors(text: str, code: str) -> None:
+    with pytest.raises(AnswerError) as info:
+        k.parse_answer(text)
+    assert info.value.code == code
+
+
+def test_parse_answer__truncated_list_keeps_clean_pairs() -> None:
+    text = '{"solution": [{"from": [3, 2], "direction": "DOWN"}, {"from": [0'
+    assert k.parse_answer(text) == (((3, 2), "down"),)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 10_000_000,
+        "solution" * 1_000_000,
+        '"solution": [' * 500_000,
+        "[" * 100_000 + "]" * 100_000,
+        '{"solution": ' + "[" * 100_000,
+        '{"solution": [' + '{"from": [' * 100_000,
+        '"from": [1, 1], "direction": "UP", ' * 200_000,
+        '{"solution": [{"from": [\x00, 1], "direction": "\ud800"}]}',
+        '{"solution": [{"from": [1' + "9" * 100_000 + ', 1], "direction": "UP"}]}',
+        '"from": [' + "9" * 100_000 + ', 1], "direction": "UP"',
+        "\ud800\udfff\x00" * 100_000 + "İ" * 1000 + '"solution": [{"from": [1, 1], "direction": "UP"}]',
+        "from from: [from: [1, 2] direction" * 100_000,
+    ],
+)
+def test_parse_answer__hostile_input_is_bounded(text: str) -> None:
+    start = time.perf_counter()
+    try:
+        k.parse_answer(text)
+    except AnswerError as e:
+        assert e.code in {"no_answer", "bad_format", "unknown_action"}
+    assert time.perf_counter() - start < 2.0
+
+
+_STEPS = st.lists(
+    st.tuples(st.tuples(st.integers(-3, 9), st.integers(-3, 9)), st.sampled_from(["up", "down", "left", "right"])),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(answer=_STEPS)
+def test_parse_answer__round_trips_any_answer(answer: list) -> None:
+    assert k.parse_answer("Sure.\n" + k.format_answer(answer) + "\nDone") == tuple(answer)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(
+        st.sampled_from(['"solution"', "solution", ":", "[", "]", "{", "}", ",", '"from"', "from", '"direction"',
+                         "direction", '"UP"', "'l'", "3", "-1", "99999999999", "1.5", "true", " ", "\n", "\x00",
+                         "\ud800", "```", "İ", "x"]),
+        max_size=40,
+    ).map("".join)
+)
+def test_parse_answer__raises_only_answer_errors(text: str) -> None:
+    try:
+        answer = k.parse_answer(text)
+    except AnswerError as e:
+        assert e.code in {"no_answer", "bad_format", "unknown_action"}
+    else:
+        assert all(isinstance(r, int) and isinstance(c, int) and d in DELTAS for (r, c), d in answer)
+        k.replay(board(ONE_MOVE), answer)
+
+
+def test_parse_answer__unicode_lowering_to_two_chars_still_finds_key() -> None:
+    text = "İ" * 10 + '{"solution": [{"from": [3, 2], "direction": "DOWN"}]}'
+    assert k.parse_answer(text) == (((3, 2), "down"),)
+
+
+# ---------------------------------------------------------------------------- renderer
+
+
+def decode(image: Image.Image) -> k.KlotskiState:
+    """Rebuild the board from pixels: kind colour at each cell centre, and whether the
+    pixels straddling the edge between two neighbouring cells are block colour (the same
+    block) or background (two blocks, or empty cells)."""
+    geometry = k.GEOMETRY
+    pixels = image.load()
+    colour_kind = {k.PALETTE[name]: name for name in ("empty", *k.KINDS)}
+    kind = {(r, c): colour_kind[pixels[geometry.center((r, c))]] for r in range(6) for c in range(6)}
+
+    def joined(cell: tuple[int, int], dr: int, dc: int) -> bool:
+        r, c = cell
+        if not (r + dr < 6 and c + dc < 6) or kind[cell] == "empty":
+            return False
+        x, y = geometry.center(cell)
+        if dc:
+            x = geometry.margin_left + (c + 1) * geometry.cell_px
+            points = [(x - 1, y), (x, y)]
+        else:
+            y = geometry.margin_top + (r + 1) * geometry.cell_px
+            points = [(x, y - 1), (x, y)]
+        return all(pixels[p] == k.PALETTE[kind[cell]] for p in points)
+
+    blocks, covered = [], set()
+    for r in range(6):
+        for c in range(6):
+            if (r, c) in covered or kind[r, c] == "empty":
+                continue
+            height = 2 if joined((r, c), 1, 0) else 1
+            width = 2 if joined((r, c), 0, 1) else 1
+            covered.update((r + a, c + b) for a in range(height) for b in range(width))
+            blocks.append({"kind": kind[r, c], "row": r, "col": c, "height": height, "width": width})
+    return k.from_json(json.dumps({"size": 6, "goal": [4, 2], "blocks": blocks}))
+
+
+def test_render__rgb_of_geometry_size() -> None:
+    image = k.render(board(ONE_MOVE))
+    assert image.mode == "RGB" and image.size == k.GEOMETRY.size == (560, 560)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_render__golden_decoder_recovers_state(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for difficulty in ("easy", "hard"):
+        state = k.generate(difficulty, rng)
+        assert decode(k.render(state)) == state
+        for later in k.trajectory(state, k.solve(state).answer)[:3]:
+            assert decode(k.render(later)) == later
+
+
+def test_render__hand_made_boards_and_target_label() -> None:
+    for rows in (ONE_MOVE, HALF_FREE, LOCKED):
+        state = board(rows)
+        image = k.render(state)
+        assert decode(image) == state
+        r, c = state.target
+        x0, y0, x1, y1 = k.GEOMETRY.block_box((r, c), 2, 2)
+        crop = np.asarray(image.crop((x0, y0, x1, y1)))
+        label = int(np.all(crop == k.PALETTE["label"], axis=-1).sum())
+        assert label > 200  # the "T"
+
+
+def test_render__deterministic() -> None:
+    state = k.generate("medium", np.random.default_rng(8))
+    assert k.render(state).tobytes() == k.render(state).tobytes()
+
+
+# ----------------------------------------------------------------------------- prompts
+
+
+@pytest.mark.parametrize("style", ["text_cot", "direct"])
+def test_question__states_rules_and_format_without_answer(style: str) -> None:
+    state = k.generate("hard", np.random.default_rng(3))
+    prompt = k.question(state, style)
+    for phrase in ('{"solution":[{"from":', "(4, 2)", "top-left", "0-based", "red", '"T"', "as few moves"):
+        assert phrase in prompt
+    assert k.answer_payload(k.solve(state).answer) not in prompt
+    assert str(k.solve(state).optimal_length) + " moves" not in prompt
+
+
+def test_question__styles_differ_and_unknown_style_raises() -> None:
+    state = board(ONE_MOVE)
+    assert k.question(state, "text_cot") != k.question(state, "direct")
+    assert "step by step" in k.question(state, "text_cot")
+    with pytest.raises(ValueError):
+        k.question(state, "essay")  # type: ignore[arg-type]
+
+
+def test_spec__fields() -> None:
+    spec = k.SPEC
+    assert spec.name == "klotski" and spec.dashed_grid and not spec.unique_length
+    assert dict(spec.buckets) == {"easy": (1, 4), "medium": (6, 10), "hard": (15, 20)}
+    assert spec.geometry.size == (560, 560)
+    assert spec.parse_steps is k.parse_answer and spec.format_steps is k.format_answer
+    assert spec.episode_answer(board(ONE_MOVE), [((3, 2), "down")]) == (((3, 2), "down"),)
