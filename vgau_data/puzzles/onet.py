@@ -1,0 +1,898 @@
+"""Onet: clear a 6x6 board of fruit tiles by removing connectable identical pairs.
+
+Board:
+    6x6 cells; each cell holds a fruit tile or is empty. Every fruit on the board appears
+    exactly twice. Fruits are drawn from ``FRUITS`` (18 kinds); which ones appear is random.
+
+Step:
+    ``((r1, c1), (r2, c2))`` removes the two tiles at those cells. It is legal when both
+    cells are on the board (else ``out_of_bounds``), are different cells (``same_cell``),
+    both hold a tile (``empty_cell``), show the same fruit (``not_identical``), and are
+    joined by an orthogonal path with at most two turns whose inner cells are all empty
+    (``not_connectable``). The path stays INSIDE the 6x6 board: it may not run around the
+    outside edge (a fixed rule of this benchmark; it changes which boards are solvable).
+    Codes are checked in that order.
+
+Goal:
+    An empty board. Removal only frees cells, so a connectable pair stays connectable;
+    with two tiles per fruit there is never a choice of partner, so greedy removal is a
+    complete solver and every complete answer has one step per pair.
+
+Buckets:
+    ``optimal_length`` = number of pairs: easy 4-6, medium 7-10, hard 12-16.
+
+Answer:
+    ``<answer_json>[[[r1,c1],[r2,c2]],...]</answer_json>`` (tag case-insensitive; the
+    last tagged answer in the text counts).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+from PIL import Image, ImageChops, ImageDraw
+
+from vgau_data.answers import MAX_PAYLOAD_CHARS, last_tagged, load_lenient
+from vgau_data.errors import GenerationError, StateError
+from vgau_data.puzzles.base import (
+    AnswerError,
+    Cell,
+    FamilySpec,
+    Illegal,
+    QuestionStyle,
+    Replay,
+    Solution,
+    canonical_json,
+    walk,
+)
+from vgau_data.rendering import BoardGeometry, new_board
+
+# --------------------------------------------------------------------------- constants
+
+NAME: Final = "onet"
+SIZE: Final = 6
+BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (4, 6), "medium": (7, 10), "hard": (12, 16)}
+MAX_ANSWER_STEPS: Final = 1000
+"""Longer parsed answers are ``bad_format`` (an honest answer has at most 18 steps)."""
+
+FRUIT_LETTERS: Final[dict[str, str]] = {
+    "apple": "A",
+    "avocado": "V",
+    "banana": "B",
+    "blueberry": "U",
+    "cherry": "C",
+    "coconut": "N",
+    "dragonfruit": "D",
+    "grape": "G",
+    "kiwi": "K",
+    "lemon": "L",
+    "lime": "I",
+    "orange": "O",
+    "peach": "H",
+    "pear": "P",
+    "pineapple": "E",
+    "plum": "M",
+    "strawberry": "S",
+    "watermelon": "W",
+}
+"""Every fruit kind and its letter in ``to_ascii`` ('.' is an empty cell)."""
+FRUITS: Final[tuple[str, ...]] = tuple(FRUIT_LETTERS)
+_LETTER_FRUITS: Final = {letter: fruit for fruit, letter in FRUIT_LETTERS.items()}
+
+GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=88)
+BACKGROUND: Final = (236, 232, 220)
+"""Empty cells and margins: plain light sand."""
+TILE_FILL: Final = (255, 253, 247)
+TILE_EDGE: Final = (190, 178, 156)
+TILE_INSET: Final = 4
+_SUPERSAMPLE: Final = 4
+
+# --------------------------------------------------------------------------- state
+
+Step = tuple[Cell, Cell]
+"""One removal: the two cells of a pair, ``((r1, c1), (r2, c2))``."""
+
+
+@dataclass(frozen=True, slots=True)
+class OnetState:
+    """A 6x6 board: ``board[r][c]`` is a fruit name from ``FRUITS`` or None (empty)."""
+
+    board: tuple[tuple[str | None, ...], ...]
+
+
+# --------------------------------------------------------------------------- (de)serialisation
+
+
+def _validated(rows: Any, source: str) -> OnetState:
+    """Check shape, fruit names and pair counts; return the state or raise StateError."""
+    if not isinstance(rows, (list, tuple)) or len(rows) != SIZE:
+        raise StateError(f"onet {source}: board must be a list of {SIZE} rows, got {rows!r:.80}")
+    counts: dict[str, int] = {}
+    board = []
+    for r, row in enumerate(rows):
+        if not isinstance(row, (list, tuple)) or len(row) != SIZE:
+            raise StateError(f"onet {source}: row {r} must be a list of {SIZE} cells, got {row!r:.80}")
+        for c, cell in enumerate(row):
+            if cell is None:
+                continue
+            if not isinstance(cell, str) or cell not in FRUIT_LETTERS:
+                raise StateError(
+                    f"onet {source}: cell ({r},{c}) is {cell!r:.40}; use null or one of {', '.join(FRUITS)}"
+                )
+            counts[cell] = counts.get(cell, 0) + 1
+        board.append(tuple(row))
+    odd = sorted(fruit for fruit, count in counts.items() if count != 2)
+    if odd:
+        raise StateError(
+            f"onet {source}: every fruit must appear exactly twice; "
+            + ", ".join(f"{fruit} x{counts[fruit]}" for fruit in odd)
+        )
+    return OnetState(tuple(board))
+
+
+def to_json(state: OnetState) -> str:
+    """The canonical ``state`` column.
+
+    Example:
+        >>> to_json(from_ascii(["AA....", *["......"] * 5]))[:40]
+        '{"board":[["apple","apple",null,null,nul'
+    """
+    return canonical_json({"size": SIZE, "board": [list(row) for row in state.board]})
+
+
+def from_json(text: str) -> OnetState:
+    """Parse and fully validate a ``state`` string; raise StateError on anything malformed.
+
+    Example:
+        >>> from_json(to_json(from_ascii(["AA....", *["......"] * 5]))).board[0][1]
+        'apple'
+    """
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise StateError(f"onet state must be a JSON string, got {type(text).__name__}")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise StateError(f"onet state is not valid JSON: {e}") from e
+    if not isinstance(data, dict) or set(data) != {"size", "board"}:
+        raise StateError(f'onet state must be an object with keys "size" and "board", got {data!r:.80}')
+    size = data["size"]
+    if isinstance(size, bool) or size != SIZE:
+        raise StateError(f"onet state: size must be {SIZE}, got {size!r:.20}")
+    return _validated(data["board"], "state")
+
+
+def to_ascii(state: OnetState) -> list[str]:
+    """One string per row, a letter per fruit (``FRUIT_LETTERS``) and '.' for empty."""
+    return ["".join("." if cell is None else FRUIT_LETTERS[cell] for cell in row) for row in state.board]
+
+
+def from_ascii(rows: Sequence[str] | str) -> OnetState:
+    """Inverse of ``to_ascii``; also takes one string with newlines (blank lines ignored).
+
+    Example:
+        >>> to_ascii(from_ascii("AB....\\nBA....\\n" + "......\\n" * 4))[1]
+        'BA....'
+    """
+    lines = rows.split() if isinstance(rows, str) else list(rows)
+    grid = []
+    for r, line in enumerate(lines):
+        if not isinstance(line, str):
+            raise StateError(f"onet ascii: row {r} is not a string")
+        unknown = sorted(set(line) - set(_LETTER_FRUITS) - {"."})
+        if unknown:
+            raise StateError(f"onet ascii: row {r} has unknown letters {unknown}; use {sorted(_LETTER_FRUITS)} or '.'")
+        grid.append([None if ch == "." else _LETTER_FRUITS[ch] for ch in line])
+    return _validated(grid, "ascii")
+
+
+# --------------------------------------------------------------------------- rules
+
+_BITS: Final = tuple(1 << i for i in range(SIZE * SIZE))
+
+
+def _span(r0: int, c0: int, r1: int, c1: int) -> int:
+    """Bit mask of the straight segment between two cells of one row or column (inclusive)."""
+    mask = 0
+    for r in range(min(r0, r1), max(r0, r1) + 1):
+        for c in range(min(c0, c1), max(c0, c1) + 1):
+            mask |= _BITS[r * SIZE + c]
+    return mask
+
+
+def _routes(i: int, j: int) -> tuple[int, ...]:
+    """Cell masks of every <=2-turn route between cells ``i`` and ``j`` inside the board.
+
+    A route with at most two turns is vertical-horizontal-vertical through some row ``k``
+    or horizontal-vertical-horizontal through some column ``k`` (segments may be empty),
+    so 12 masks cover all of them. Masks include both end cells.
+    """
+    (ar, ac), (br, bc) = divmod(i, SIZE), divmod(j, SIZE)
+    masks = set()
+    for k in range(SIZE):
+        masks.add(_span(ar, ac, k, ac) | _span(k, ac, k, bc) | _span(k, bc, br, bc))
+        masks.add(_span(ar, ac, ar, k) | _span(ar, k, br, k) | _span(br, k, br, bc))
+    return tuple(sorted(masks, key=lambda m: (bin(m).count("1"), m)))
+
+
+_ROUTE_TABLE: Final[list[tuple[int, ...] | None]] = [None] * (SIZE * SIZE) ** 2
+"""``_routes(i, j)`` at index ``i * 36 + j``, filled on first use."""
+
+
+def _connectable(occupied: int, i: int, j: int) -> bool:
+    """Tiles at cells ``i`` and ``j`` are joined by a <=2-turn route of empty cells."""
+    routes = _ROUTE_TABLE[i * SIZE * SIZE + j]
+    if routes is None:
+        routes = _ROUTE_TABLE[i * SIZE * SIZE + j] = _routes(i, j)
+    others = occupied & ~(_BITS[i] | _BITS[j])
+    for route in routes:
+        if not others & route:
+            return True
+    return False
+
+
+def _flatten(state: OnetState) -> tuple[list[str | None], int]:
+    """The board as a flat list of 36 cells and the bit mask of occupied cells."""
+    flat = [cell for row in state.board for cell in row]
+    occupied = 0
+    for index, cell in enumerate(flat):
+        if cell is not None:
+            occupied |= _BITS[index]
+    return flat, occupied
+
+
+def _cell_index(cell: Any) -> int | None:
+    """``r * 6 + c`` for an on-board ``(r, c)``; None when off the board."""
+    r, c = cell
+    if 0 <= r < SIZE and 0 <= c < SIZE:
+        return r * SIZE + c
+    return None
+
+
+def _check(flat: list[str | None], occupied: int, step: Step) -> tuple[str | None, int, int]:
+    """The illegal code of ``step`` (None when legal) and its two flat indices."""
+    i, j = _cell_index(step[0]), _cell_index(step[1])
+    if i is None or j is None:
+        return "out_of_bounds", -1, -1
+    if i == j:
+        return "same_cell", i, j
+    if flat[i] is None or flat[j] is None:
+        return "empty_cell", i, j
+    if flat[i] != flat[j]:
+        return "not_identical", i, j
+    if not _connectable(occupied, i, j):
+        return "not_connectable", i, j
+    return None, i, j
+
+
+def apply_step(state: OnetState, step: Step) -> OnetState | Illegal:
+    """Remove the pair ``step`` names, or say why it cannot be removed.
+
+    Example:
+        >>> board = from_ascii(["ACDDCA", "B.....", "B.....", "......", "......", "......"])
+        >>> to_ascii(apply_step(board, ((0, 2), (0, 3))))[0]
+        'AC..CA'
+        >>> apply_step(board, ((0, 0), (0, 5))).code  # only a route around the outside
+        'not_connectable'
+    """
+    flat, occupied = _flatten(state)
+    code, i, j = _check(flat, occupied, step)
+    if code is not None:
+        return Illegal(code, 0)
+    flat[i] = flat[j] = None
+    return OnetState(tuple(tuple(flat[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)))
+
+
+def is_goal(state: OnetState) -> bool:
+    """The board is empty."""
+    return all(cell is None for row in state.board for cell in row)
+
+
+def replay(state: OnetState, answer: Sequence[Step]) -> Replay:
+    """Play ``answer`` on ``state``; stop at the first illegal step.
+
+    Example:
+        >>> board = from_ascii(["A.A...", *["......"] * 5])
+        >>> replay(board, [((0, 2), (0, 0))]).feasible
+        True
+        >>> replay(board, []).error
+        'not_solved'
+    """
+    flat, occupied = _flatten(state)
+    for index, step in enumerate(answer):
+        code, i, j = _check(flat, occupied, step)
+        if code is not None:
+            return Replay(False, len(answer), code, index)
+        flat[i] = flat[j] = None
+        occupied &= ~(_BITS[i] | _BITS[j])
+    if occupied:
+        return Replay(False, len(answer), "not_solved", len(answer))
+    return Replay(True, len(answer))
+
+
+def trajectory(state: OnetState, answer: Sequence[Step]) -> list[OnetState]:
+    """The board after each step of a legal answer."""
+    return walk(state, answer, apply_step)
+
+
+# --------------------------------------------------------------------------- solver
+
+
+def _pairs(flat: list[str | None]) -> list[tuple[int, int]]:
+    """The two flat indices of each fruit, ordered by their first cell."""
+    where: dict[str, list[int]] = {}
+    for index, cell in enumerate(flat):
+        if cell is not None:
+            where.setdefault(cell, []).append(index)
+    pairs = []
+    for fruit, cells in where.items():
+        if len(cells) != 2:
+            raise StateError(f"onet: {fruit} appears {len(cells)} times; every fruit must appear exactly twice")
+        pairs.append((cells[0], cells[1]))
+    return sorted(pairs)
+
+
+def solve(state: OnetState) -> Solution | None:
+    """Clear the board greedily; None when it cannot be cleared.
+
+    Greedy is exact here: removing tiles only frees cells, so a removable pair stays
+    removable. If greedy stalls on a non-empty set ``S`` while some full answer exists,
+    the first pair of that answer lying in ``S`` was removable on a superset of ``S``'s
+    tiles, hence is removable on ``S``: a contradiction. Every full answer has one step
+    per pair, so the greedy answer is optimal.
+
+    Example:
+        >>> solve(from_ascii(["ACDDCA", "B.....", "B.....", *["......"] * 3])).answer
+        (((0, 1), (0, 4)), ((0, 2), (0, 3)), ((1, 0), (2, 0)), ((0, 0), (0, 5)))
+        >>> solve(from_ascii(["AB....", "BA....", *["......"] * 4])) is None
+        True
+    """
+    flat, occupied = _flatten(state)
+    remaining = _pairs(flat)
+    answer: list[Step] = []
+    while remaining:
+        stuck = []
+        for i, j in remaining:
+            if _connectable(occupied, i, j):
+                occupied &= ~(_BITS[i] | _BITS[j])
+                answer.append((divmod(i, SIZE), divmod(j, SIZE)))
+            else:
+                stuck.append((i, j))
+        if len(stuck) == len(remaining):
+            return None
+        remaining = stuck
+    return Solution(answer=tuple(answer), optimal_length=len(answer))
+
+
+# --------------------------------------------------------------------------- generator
+
+
+def _neighbours(i: int) -> frozenset[int]:
+    r, c = divmod(i, SIZE)
+    near = ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+    return frozenset(nr * SIZE + nc for nr, nc in near if 0 <= nr < SIZE and 0 <= nc < SIZE)
+
+
+_NEIGHBOURS: Final = tuple(_neighbours(i) for i in range(SIZE * SIZE))
+"""Flat indices of the cells touching each cell."""
+
+
+def _place_pairs(n_pairs: int, rng: np.random.Generator) -> list[tuple[int, int]] | None:
+    """Cells of ``n_pairs`` pairs in reverse removal order, or None if the board jams.
+
+    Each new pair is placed on two empty cells that are connectable given the pairs
+    already placed, i.e. given the tiles still on the board when it is removed.
+    """
+    # Crowded late placements favour touching pairs (30% of hard pairs with no correction);
+    # skipping touching partners with this probability keeps the rate near the ~10% of
+    # random solvable boards in every bucket.
+    avoid_touching = min(1.0, max(0.0, (n_pairs - 5) / 7))
+    occupied = 0
+    placed: list[tuple[int, int]] = []
+    for _ in range(n_pairs):
+        empty = [i for i in range(SIZE * SIZE) if not occupied & _BITS[i]]
+        for a in rng.permutation(empty).tolist():
+            partners = [b for b in empty if b != a and _connectable(occupied, a, b)]
+            if rng.random() < avoid_touching:
+                partners = [b for b in partners if b not in _NEIGHBOURS[a]] or partners
+            if partners:
+                b = partners[int(rng.integers(len(partners)))]
+                placed.append((a, b))
+                occupied |= _BITS[a] | _BITS[b]
+                break
+        else:
+            return None
+    return placed
+
+
+def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = 100) -> OnetState:
+    """A solvable board whose number of pairs lies in the ``difficulty`` bucket.
+
+    Pairs are placed in reverse removal order, each connectable at its removal time, so
+    the board is solvable by construction (``solve`` re-verifies it).
+
+    Example:
+        >>> state = generate("easy", np.random.default_rng(0))
+        >>> 4 <= solve(state).optimal_length <= 6
+        True
+    """
+    if difficulty not in BUCKETS:
+        raise ValueError(f"onet: unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
+    low, high = BUCKETS[difficulty]
+    for _ in range(max_attempts):
+        n_pairs = int(rng.integers(low, high + 1))
+        fruits = [FRUITS[k] for k in rng.choice(len(FRUITS), size=n_pairs, replace=False).tolist()]
+        placed = _place_pairs(n_pairs, rng)
+        if placed is None:
+            continue
+        flat: list[str | None] = [None] * (SIZE * SIZE)
+        for fruit, (a, b) in zip(fruits, placed):
+            flat[a] = flat[b] = fruit
+        return OnetState(tuple(tuple(flat[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)))
+    raise GenerationError(f"onet/{difficulty}: no board in {max_attempts} attempts")
+
+
+# --------------------------------------------------------------------------- renderer
+
+
+class _Pen:
+    """Draws on a supersampled tile in a 0-100 coordinate frame."""
+
+    def __init__(self, image: Image.Image) -> None:
+        self.image = image
+        self.draw = ImageDraw.Draw(image)
+        self.k = image.size[0] / 100.0
+
+    def _xy(self, points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+        return [(x * self.k, y * self.k) for x, y in points]
+
+    def ellipse(self, x0: float, y0: float, x1: float, y1: float, fill: Any, outline: Any = None, width: float = 0) -> None:
+        self.draw.ellipse(
+            [x0 * self.k, y0 * self.k, x1 * self.k, y1 * self.k],
+            fill=fill,
+            outline=outline,
+            width=round(width * self.k),
+        )
+
+    def circle(self, cx: float, cy: float, r: float, fill: Any, outline: Any = None, width: float = 0) -> None:
+        self.ellipse(cx - r, cy - r, cx + r, cy + r, fill, outline, width)
+
+    def polygon(self, points: Sequence[tuple[float, float]], fill: Any, outline: Any = None, width: float = 0) -> None:
+        self.draw.polygon(self._xy(points), fill=fill, outline=outline, width=round(width * self.k))
+
+    def line(self, points: Sequence[tuple[float, float]], fill: Any, width: float) -> None:
+        self.draw.line(self._xy(points), fill=fill, width=max(1, round(width * self.k)), joint="curve")
+
+    def pieslice(self, box: tuple[float, float, float, float], start: float, end: float, fill: Any) -> None:
+        self.draw.pieslice([v * self.k for v in box], start, end, fill=fill)
+
+
+def _arc(cx: float, cy: float, rx: float, ry: float, start: float, end: float, n: int = 24) -> list[tuple[float, float]]:
+    """Points on an elliptical arc, angles in degrees (0 = right, 90 = down)."""
+    return [
+        (cx + rx * math.cos(math.radians(a)), cy + ry * math.sin(math.radians(a)))
+        for a in np.linspace(start, end, n).tolist()
+    ]
+
+
+def _leaf(pen: _Pen, x: float, y: float, length: float, angle: float, fill: Any) -> None:
+    """A pointed leaf from ``(x, y)`` of ``length`` towards ``angle`` degrees."""
+    a = math.radians(angle)
+    ux, uy = math.cos(a), math.sin(a)
+    nx, ny = -uy, ux
+    w = length * 0.32
+    pts = [(x, y)]
+    for t in np.linspace(0.1, 0.9, 7).tolist():
+        bulge = w * math.sin(math.pi * t)
+        pts.append((x + ux * length * t + nx * bulge, y + uy * length * t + ny * bulge))
+    pts.append((x + ux * length, y + uy * length))
+    for t in np.linspace(0.9, 0.1, 7).tolist():
+        bulge = w * math.sin(math.pi * t)
+        pts.append((x + ux * length * t - nx * bulge, y + uy * length * t - ny * bulge))
+    pen.polygon(pts, fill)
+
+
+_LEAF = (74, 160, 58)
+_STEM = (110, 72, 36)
+_SHINE = (255, 255, 255)
+
+
+def _apple(p: _Pen) -> None:
+    p.line([(50, 34), (53, 14)], _STEM, 4)
+    _leaf(p, 54, 20, 22, -25, _LEAF)
+    p.ellipse(16, 28, 56, 86, (205, 28, 38))
+    p.ellipse(44, 28, 84, 86, (205, 28, 38))
+    p.ellipse(22, 40, 78, 88, (205, 28, 38))
+    p.ellipse(27, 38, 36, 52, (250, 150, 150))
+
+
+def _avocado(p: _Pen) -> None:
+    outer = (54, 96, 30)
+    p.circle(50, 34, 20, outer)
+    p.circle(50, 62, 30, outer)
+    p.polygon([(30, 36), (70, 36), (80, 62), (20, 62)], outer)
+    flesh = (214, 226, 128)
+    p.circle(50, 35, 15, flesh)
+    p.circle(50, 62, 25, flesh)
+    p.polygon([(35, 37), (65, 37), (75, 62), (25, 62)], flesh)
+    p.circle(50, 64, 13, (140, 86, 42))
+    p.circle(46, 60, 4, (186, 130, 80))
+
+
+def _banana(p: _Pen) -> None:
+    outer = _arc(50, 8, 42, 66, 152, 28)
+    inner = _arc(50, 6, 32, 46, 36, 144)
+    p.polygon(outer + inner, (248, 208, 40), outline=(196, 150, 20), width=2)
+    p.line([outer[0], (6, 36)], (96, 64, 24), 5)
+    p.circle(outer[-1][0] - 1, outer[-1][1] - 1, 3, (96, 64, 24))
+
+
+def _blueberry(p: _Pen) -> None:
+    for cx, cy in ((32, 40), (68, 42), (50, 70)):
+        p.circle(cx, cy, 19, (52, 74, 168))
+        p.circle(cx - 7, cy - 7, 4, (130, 150, 220))
+        star = [
+            (cx + (6 if k % 2 == 0 else 2.5) * math.cos(math.radians(90 + 72 * k / 2)),
+             cy + (6 if k % 2 == 0 else 2.5) * math.sin(math.radians(90 + 72 * k / 2)))
+            for k in range(10)
+        ]
+        p.polygon(star, (24, 34, 80))
+
+
+def _cherry(p: _Pen) -> None:
+    p.line([(32, 64), (40, 38), (56, 16)], (70, 130, 40), 4)
+    p.line([(68, 68), (62, 40), (56, 16)], (70, 130, 40), 4)
+    _leaf(p, 57, 17, 20, -10, _LEAF)
+    for cx, cy in ((30, 68), (68, 72)):
+        p.circle(cx, cy, 16, (176, 12, 44))
+        p.circle(cx - 6, cy - 6, 4, (240, 130, 150))
+
+
+def _coconut(p: _Pen) -> None:
+    p.circle(50, 52, 36, (104, 66, 36))
+    for a in range(0, 360, 30):
+        x0 = 50 + 30 * math.cos(math.radians(a))
+        y0 = 52 + 30 * math.sin(math.radians(a))
+        x1 = 50 + 35 * math.cos(math.radians(a + 8))
+        y1 = 52 + 35 * math.sin(math.radians(a + 8))
+        p.line([(x0, y0), (x1, y1)], (150, 108, 66), 2)
+    for cx, cy in ((41, 40), (59, 40), (50, 55)):
+        p.circle(cx, cy, 6, (44, 26, 14))
+
+
+def _dragonfruit(p: _Pen) -> None:
+    pink = (226, 48, 140)
+    for cx, cy, ang in ((22, 50, 200), (78, 50, -20), (30, 76, 150), (70, 76, 30), (50, 18, -90)):
+        _leaf(p, cx + (50 - cx) * 0.1, cy + (50 - cy) * 0.1, 20, ang, (96, 180, 60))
+    p.ellipse(22, 22, 78, 88, pink)
+    for cx, cy, ang in ((34, 46, 210), (66, 46, -30), (40, 70, 160), (60, 70, 20), (50, 32, -90)):
+        _leaf(p, cx, cy, 15, ang, (140, 200, 70))
+
+
+def _grape(p: _Pen) -> None:
+    p.line([(50, 26), (54, 10)], _STEM, 4)
+    _leaf(p, 54, 18, 22, -20, _LEAF)
+    purple = (118, 52, 160)
+    for cx, cy in ((30, 34), (50, 32), (70, 34), (40, 51), (60, 51), (50, 69), (30, 52), (70, 52)):
+        if (cx, cy) in ((30, 52), (70, 52)):
+            continue
+        p.circle(cx, cy, 11, purple, outline=(80, 28, 112), width=1.5)
+        p.circle(cx - 4, cy - 4, 2.5, (196, 160, 226))
+    p.circle(50, 85, 9, purple, outline=(80, 28, 112), width=1.5)
+
+
+def _kiwi(p: _Pen) -> None:
+    p.circle(50, 50, 37, (124, 90, 50))
+    p.circle(50, 50, 32, (134, 196, 58))
+    p.circle(50, 50, 11, (236, 240, 196))
+    for k in range(12):
+        a = math.radians(k * 30 + 15)
+        p.ellipse(50 + 17 * math.cos(a) - 2, 50 + 17 * math.sin(a) - 2, 50 + 17 * math.cos(a) + 2, 50 + 17 * math.sin(a) + 2, (20, 20, 16))
+
+
+def _lemon(p: _Pen) -> None:
+    yellow = (250, 234, 74)
+    p.polygon([(8, 50), (20, 42), (20, 58)], yellow)
+    p.polygon([(92, 50), (80, 42), (80, 58)], yellow)
+    p.ellipse(14, 24, 86, 76, yellow, outline=(214, 186, 30), width=2)
+    p.ellipse(30, 32, 48, 40, (255, 250, 196))
+
+
+def _lime(p: _Pen) -> None:
+    p.circle(50, 50, 37, (52, 128, 36))
+    p.circle(50, 50, 32, (230, 244, 200))
+    flesh = (160, 212, 84)
+    for k in range(8):
+        p.pieslice((21, 21, 79, 79), k * 45 + 4, k * 45 + 41, flesh)
+    p.circle(50, 50, 4, (230, 244, 200))
+
+
+def _orange(p: _Pen) -> None:
+    p.circle(50, 54, 34, (246, 138, 20))
+    _leaf(p, 52, 22, 22, -30, _LEAF)
+    p.circle(50, 22, 3, (110, 72, 36))
+    for cx, cy in ((38, 58), (60, 46), (58, 70), (40, 76), (70, 62)):
+        p.circle(cx, cy, 1.5, (214, 106, 10))
+    p.ellipse(30, 36, 40, 48, (252, 196, 130))
+
+
+def _peach(p: _Pen) -> None:
+    p.circle(50, 56, 32, (250, 184, 124))
+    p.pieslice((18, 24, 82, 88), 280, 80, (242, 122, 96))
+    p.line(_arc(64, 56, 14, 30, 200, 150, 12)[::-1], (204, 96, 74), 2.5)
+    _leaf(p, 50, 26, 22, -150, _LEAF)
+    p.line([(50, 28), (52, 18)], _STEM, 4)
+
+
+def _pear(p: _Pen) -> None:
+    green = (176, 204, 58)
+    p.circle(50, 36, 15, green)
+    p.circle(50, 64, 25, green)
+    p.polygon([(35, 38), (65, 38), (74, 60), (26, 60)], green)
+    p.line([(50, 24), (54, 8)], _STEM, 4)
+    _leaf(p, 53, 14, 18, -10, _LEAF)
+    p.ellipse(32, 56, 40, 70, (222, 236, 150))
+
+
+def _pineapple(p: _Pen) -> None:
+    crown = (44, 140, 62)
+    for x1 in (30, 40, 50, 60, 70):
+        p.polygon([(44, 40), (56, 40), (x1, 6 + abs(x1 - 50) * 0.5)], crown)
+    p.ellipse(26, 34, 74, 92, (232, 168, 36))
+    hatch = Image.new("L", p.image.size, 0)
+    hatch_pen = _Pen(hatch)
+    for k in range(-3, 4):
+        hatch_pen.line([(30 + k * 10, 38), (74 + k * 10, 90)], 255, 1.8)
+        hatch_pen.line([(70 - k * 10, 38), (26 - k * 10, 90)], 255, 1.8)
+    body = Image.new("L", p.image.size, 0)
+    _Pen(body).ellipse(28, 36, 72, 90, 255)
+    p.image.paste((166, 104, 20), (0, 0), ImageChops.multiply(hatch, body))
+
+
+def _plum(p: _Pen) -> None:
+    p.line([(50, 26), (46, 12)], _STEM, 4)
+    p.ellipse(22, 22, 78, 88, (128, 26, 82))
+    p.line(_arc(40, 55, 12, 30, -70, 70, 12), (96, 14, 60), 2.5)
+    p.ellipse(58, 36, 66, 52, (200, 120, 170))
+
+
+def _strawberry(p: _Pen) -> None:
+    red = (238, 46, 66)
+    body = _arc(50, 36, 34, 16, 180, 360, 16) + [(80, 44), (66, 76), (50, 90), (34, 76), (20, 44)]
+    p.polygon(body, red)
+    p.ellipse(16, 24, 84, 54, red)
+    for cx, cy in ((34, 44), (50, 46), (66, 44), (42, 60), (58, 60), (50, 74), (30, 56), (70, 56)):
+        p.ellipse(cx - 1.6, cy - 2.6, cx + 1.6, cy + 2.6, (255, 226, 90))
+    for angle in (-160, -120, -90, -60, -20, 20, 60):  # sepals, two tucked over the body
+        _leaf(p, 50, 26, 18, angle, (56, 150, 52))
+
+
+def _watermelon(p: _Pen) -> None:
+    p.pieslice((8, -4, 92, 80), 0, 180, (40, 120, 40))
+    p.pieslice((13, 1, 87, 75), 0, 180, (200, 236, 160))
+    p.pieslice((17, 5, 83, 71), 0, 180, (236, 56, 66))
+    for cx, cy in ((34, 46), (50, 50), (66, 46), (42, 60), (58, 60)):
+        p.ellipse(cx - 2, cy - 3, cx + 2, cy + 3, (30, 20, 20))
+
+
+_DRAWERS: Final[dict[str, Callable[[_Pen], None]]] = {
+    "apple": _apple,
+    "avocado": _avocado,
+    "banana": _banana,
+    "blueberry": _blueberry,
+    "cherry": _cherry,
+    "coconut": _coconut,
+    "dragonfruit": _dragonfruit,
+    "grape": _grape,
+    "kiwi": _kiwi,
+    "lemon": _lemon,
+    "lime": _lime,
+    "orange": _orange,
+    "peach": _peach,
+    "pear": _pear,
+    "pineapple": _pineapple,
+    "plum": _plum,
+    "strawberry": _strawberry,
+    "watermelon": _watermelon,
+}
+
+
+@functools.cache
+def _sprite(fruit: str) -> Image.Image:
+    """The tile of one fruit, ``cell_px - 2 * TILE_INSET`` square, drawn once."""
+    side = GEOMETRY.cell_px - 2 * TILE_INSET
+    big = side * _SUPERSAMPLE
+    image = Image.new("RGB", (big, big), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle(
+        [0, 0, big - 1, big - 1], radius=10 * _SUPERSAMPLE, fill=TILE_FILL, outline=TILE_EDGE, width=2 * _SUPERSAMPLE
+    )
+    _DRAWERS[fruit](_Pen(image))
+    return image.resize((side, side), Image.Resampling.LANCZOS)
+
+
+@functools.cache
+def _blank() -> Image.Image:
+    return new_board(GEOMETRY, BACKGROUND)
+
+
+def render(state: OnetState) -> Image.Image:
+    """The board as an RGB image of ``GEOMETRY.size``: fruit tiles on a plain background.
+
+    Example:
+        >>> render(from_ascii(["AA....", *["......"] * 5])).size
+        (560, 560)
+    """
+    image = _blank().copy()
+    for r, row in enumerate(state.board):
+        for c, fruit in enumerate(row):
+            if fruit is not None:
+                image.paste(_sprite(fruit), GEOMETRY.cell_box((r, c), inset=TILE_INSET)[:2])
+    return image
+
+
+# --------------------------------------------------------------------------- answers
+
+
+_PARENS_TO_BRACKETS: Final = str.maketrans("()", "[]")
+"""Cells written as Python tuples, ``[(0,0),(0,2)]``, read as lists."""
+
+
+def _cell(value: Any) -> Cell:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise AnswerError("bad_format", f"a cell must be [r, c] with integers, got {value!r:.40}")
+    return (value[0], value[1])
+
+
+def parse_answer(text: str) -> tuple[Step, ...]:
+    """The last ``<answer_json>`` list of cell pairs in ``text``.
+
+    Tolerates prose, fences, tag case, single quotes, trailing commas and cells written
+    as tuples ``(r, c)``.
+
+    Raises:
+        AnswerError: ``no_answer`` without a tagged answer, ``bad_format`` when it is not
+            a list of ``[[r1, c1], [r2, c2]]`` pairs of integers.
+
+    Example:
+        >>> parse_answer("so: <ANSWER_JSON>[[[0,0],[0,2]], [[1,0],[3,0]],]</answer_json>")
+        (((0, 0), (0, 2)), ((1, 0), (3, 0)))
+    """
+    if not isinstance(text, str):
+        raise AnswerError("no_answer", f"not text: {type(text).__name__}")
+    payload = last_tagged(text, "answer_json")
+    if payload is None:
+        raise AnswerError("no_answer", "no <answer_json>...</answer_json>")
+    if len(payload) > MAX_PAYLOAD_CHARS:
+        raise AnswerError("bad_format", f"payload of {len(payload)} characters")
+    try:  # fast path: well-formed JSON (C scanner); anything else goes to the lenient reader
+        value = json.loads(payload)
+    except (ValueError, RecursionError):
+        value = load_lenient(payload.translate(_PARENS_TO_BRACKETS))
+    if not isinstance(value, list):
+        raise AnswerError("bad_format", "the answer must be a list of cell pairs")
+    if len(value) > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{len(value)} steps (at most {MAX_ANSWER_STEPS})")
+    steps = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2:
+            raise AnswerError("bad_format", f"a step must be [[r1, c1], [r2, c2]], got {item!r:.60}")
+        steps.append((_cell(item[0]), _cell(item[1])))
+    return tuple(steps)
+
+
+def answer_payload(answer: Sequence[Step]) -> str:
+    """The answer's JSON list (the ``solution`` column).
+
+    Example:
+        >>> answer_payload([((0, 0), (0, 2))])
+        '[[[0,0],[0,2]]]'
+    """
+    return canonical_json([[[int(a[0]), int(a[1])], [int(b[0]), int(b[1])]] for a, b in answer])
+
+
+def format_answer(answer: Sequence[Step]) -> str:
+    """The full answer text, tags included.
+
+    Example:
+        >>> format_answer([((0, 0), (0, 2))])
+        '<answer_json>[[[0,0],[0,2]]]</answer_json>'
+    """
+    return f"<answer_json>{answer_payload(answer)}</answer_json>"
+
+
+# --------------------------------------------------------------------------- prompts
+
+_RULES = (
+    "The image shows a 6x6 Onet (pair-matching) board. Cells are addressed as (r, c): r is "
+    "the row from 0 (top) to 5 (bottom), c is the column from 0 (left) to 5 (right). Each "
+    "cell either holds a fruit tile (a white rounded square with a fruit picture) or is "
+    "empty (plain light background). Fruits are drawn from: " + ", ".join(FRUITS) + ". Every "
+    "fruit that appears on the board appears exactly twice.\n"
+    "A step removes two tiles that show the same fruit and can be joined by a line through "
+    "cell centres made of horizontal and vertical segments with at most two turns (at most "
+    "three straight segments), where every cell the line passes through between the two "
+    "tiles is empty. "
+    "Cells emptied by earlier steps count as empty. The line must stay inside the 6x6 board: "
+    "it may NOT go around the outside of the board.\n"
+    "Goal: remove every tile. Every complete solution takes exactly one step per pair, so any "
+    "order that clears the board is a shortest solution, but each step must be legal at the "
+    "moment it is made.\n"
+)
+_FORMAT = (
+    "Write the answer as a JSON list of steps, each step the two cells [[r1,c1],[r2,c2]] of "
+    "the pair removed, in order, inside <answer_json></answer_json> tags. Example of the "
+    "format (not of this board's solution): "
+    "<answer_json>[[[2,3],[2,4]],[[0,1],[3,1]]]</answer_json>"
+)
+
+
+def question(state: OnetState, style: QuestionStyle) -> str:
+    """The prompt for ``style`` ``text_cot`` or ``direct``; it never names a solution cell.
+
+    Example:
+        >>> "<answer_json>" in question(from_ascii(["AA....", *["......"] * 5]), "direct")
+        True
+    """
+    if style == "text_cot":
+        return (
+            _RULES
+            + "Think step by step: find the pairs, check which can be joined now, and plan an order "
+            "that clears the whole board. Then give the final answer.\n"
+            + _FORMAT
+        )
+    if style == "direct":
+        return _RULES + "Give only the final answer, with no explanation.\n" + _FORMAT
+    raise ValueError(f"onet: unknown question style {style!r}; choose 'text_cot' or 'direct'")
+
+
+def random_answer(state: OnetState, rng: np.random.Generator) -> tuple[Step, ...]:
+    """Every pair of identical fruits once, in random order and random cell order."""
+    flat, _ = _flatten(state)
+    pairs = _pairs(flat)
+    answer = []
+    for k in rng.permutation(len(pairs)).tolist():
+        i, j = pairs[k]
+        if rng.integers(2):
+            i, j = j, i
+        answer.append((divmod(i, SIZE), divmod(j, SIZE)))
+    return tuple(answer)
+
+
+def _episode_answer(initial: OnetState, steps: Sequence[Step]) -> tuple[Step, ...]:
+    return tuple(steps)
+
+
+SPEC = FamilySpec(
+    name=NAME,
+    buckets=BUCKETS,
+    geometry=GEOMETRY,
+    dashed_grid=False,
+    unique_length=True,
+    from_json=from_json,
+    to_json=to_json,
+    generate=generate,
+    solve=solve,
+    replay=replay,
+    trajectory=trajectory,
+    render=render,
+    parse_answer=parse_answer,
+    format_answer=format_answer,
+    answer_payload=answer_payload,
+    question=question,
+    random_answer=random_answer,
+    apply_step=apply_step,
+    is_goal=is_goal,
+    parse_steps=parse_answer,
+    format_steps=format_answer,
+    episode_answer=_episode_answer,
+)
