@@ -56,7 +56,7 @@ def generate_verified(family_name: str, difficulty: str, seed: int) -> tuple[Any
             f"{where}: optimum {solution.optimal_length} is outside {difficulty} {family.buckets[difficulty]}"
         )
     replayed = family.replay(state, solution.answer)
-    if not (replayed.feasible and replayed.length == len(solution.answer)):
+    if not (replayed.feasible and replayed.length == solution.optimal_length):
         raise GenerationError(f"{where}: solver answer does not replay ({replayed.error})")
     return state, solution
 
