@@ -40,8 +40,8 @@ def _line(draw: ImageDraw.ImageDraw, start: tuple[int, int], end: tuple[int, int
 
 
 @functools.cache
-def grid_overlay(geometry: BoardGeometry, dashed: bool) -> Image.Image:
-    """The transparent RGBA layer of grid lines and ``(r,c)`` labels for a board geometry."""
+def grid_overlay(geometry: BoardGeometry, dashed: bool) -> tuple[Image.Image, Image.Image]:
+    """The grid lines and ``(r,c)`` labels of a board geometry, as (RGB colours, L coverage mask)."""
     overlay = Image.new("RGBA", geometry.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
     left, top = geometry.margin_left, geometry.margin_top
@@ -57,15 +57,17 @@ def grid_overlay(geometry: BoardGeometry, dashed: bool) -> Image.Image:
     for r in range(geometry.rows):
         for c in range(geometry.cols):
             draw_centered_text(draw, geometry.center((r, c)), f"({r},{c})", label_px, LABEL_BLACK[:3], LABEL_HALO[:3])
-    return overlay
+    return overlay.convert("RGB"), overlay.getchannel("A")
 
 
 def annotate(family: FamilySpec, board: Image.Image) -> Image.Image:
     """Overlay the family's grid and cell labels on a rendered board of that family."""
     if board.size != family.geometry.size:
         raise ValueError(f"{family.name} boards are {family.geometry.size} px, got an image of {board.size}")
-    composed = Image.alpha_composite(board.convert("RGBA"), grid_overlay(family.geometry, family.dashed_grid))
-    return composed.convert("RGB")
+    colours, coverage = grid_overlay(family.geometry, family.dashed_grid)
+    annotated = board.convert("RGB")  # a copy, also when the board is already RGB
+    annotated.paste(colours, (0, 0), coverage)
+    return annotated
 
 
 def oracle_aid(family: FamilySpec, state: Any) -> Image.Image:
