@@ -1,0 +1,661 @@
+"""Tests of the parking (Rush Hour) family: rules, solver, generator, renderer, answers, prompts."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vgau_data.errors import StateError
+from vgau_data.puzzles import parking
+from vgau_data.puzzles.base import AnswerError, Illegal, replay_steps
+from vgau_data.puzzles.parking import ParkingState, Vehicle, from_ascii, to_ascii
+
+# ---------------------------------------------------------------------------- fixtures
+
+EMPTY = "........"
+
+LOCKED = (  # A blocks R; A needs B out of the way (two slides) before it can go up
+    "...BBB..",
+    "....A...",
+    "RR..A...>",
+    "....CC..",
+    "....D...",
+    "....D...",
+    EMPTY,
+    EMPTY,
+)
+
+TWO_BLOCKERS = (  # exit on the bottom row; vertical blockers A and B, C and D hem them in
+    EMPTY,
+    EMPTY,
+    EMPTY,
+    "..CCC...",
+    "....A.B.",
+    "....A.B.",
+    "....A.BD",
+    "RR.....D>",
+)
+
+NO_WAY = (  # a horizontal car ahead of R in its own row: unsolvable
+    EMPTY,
+    "RR..AA..>",
+    EMPTY,
+    EMPTY,
+    EMPTY,
+    EMPTY,
+    EMPTY,
+    EMPTY,
+)
+
+PARKED = (  # already solved
+    "A.......",
+    "A.....RR>",
+    EMPTY,
+    EMPTY,
+    EMPTY,
+    EMPTY,
+    EMPTY,
+    EMPTY,
+)
+
+GENERATED = (  # a packed medium board from generate(): optimum 12
+    "A.BRRCDE>",
+    "A.BFGCDE",
+    "HHBFG.IJ",
+    "KKKFG.IJ",
+    "...LLLMM",
+    "NNOOOPPP",
+    "QSSTTUUV",
+    "QWWWXXXV",
+)
+
+DENSE = (  # GENERATED with row 4 filled: D, E, I, J, L, M are locked, so R never gets past D
+    "A.BRRCDE>",
+    "A.BFGCDE",
+    "HHBFG.IJ",
+    "KKKFG.IJ",
+    "ZZZLLLMM",
+    "NNOOOPPP",
+    "QSSTTUUV",
+    "QWWWXXXV",
+)
+
+HAND_MADE = (LOCKED, TWO_BLOCKERS, NO_WAY, PARKED, GENERATED, DENSE)
+SEEDS = (0, 1)
+AXES = {"left": ("h", 0, -1), "right": ("h", 0, 1), "up": ("v", -1, 0), "down": ("v", 1, 0)}
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+# ---------------------------------------------------------------------------- brute force
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _brute_optimum(state: ParkingState, limit: int = 10**7) -> int | None:
+    """Plain BFS over tuples of top-left cells, written from the rules, independent of the module.
+
+    Raises ``_TooBig`` past ``limit`` positions.
+    """
+    kinds = [(v.id, v.orientation, v.length) for v in state.vehicles]
+    red = next(i for i, (vid, _, _) in enumerate(kinds) if vid == "R")
+
+    def cells(i: int, r: int, c: int) -> list[tuple[int, int]]:
+        _, orientation, length = kinds[i]
+        return [(r, c + k) if orientation == "h" else (r + k, c) for k in range(length)]
+
+    start = tuple((v.row, v.col) for v in state.vehicles)
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        if node[red][1] + kinds[red][2] == 8:
+            return seen[node]
+        taken = {cell for i, (r, c) in enumerate(node) for cell in cells(i, r, c)}
+        for i, (r, c) in enumerate(node):
+            for orientation, dr, dc in AXES.values():
+                if kinds[i][1] != orientation:
+                    continue
+                moved = (r + dr, c + dc)
+                new_cells = set(cells(i, *moved)) - set(cells(i, r, c))
+                if all(0 <= a < 8 and 0 <= b < 8 and (a, b) not in taken for a, b in new_cells):
+                    nxt = node[:i] + (moved,) + node[i + 1 :]
+                    if nxt not in seen:
+                        seen[nxt] = seen[node] + 1
+                        queue.append(nxt)
+        if len(seen) > limit:
+            raise _TooBig
+    return None
+
+
+# ---------------------------------------------------------------------------- decoder
+
+
+def _decode(image) -> ParkingState:
+    """Rebuild the state from pixels: one fixed point per cell (away from the letters) gives
+    the vehicle id by its palette colour; the right margin tells the exit row."""
+    px = image.load()
+    geometry = parking.GEOMETRY
+    by_colour = {rgb: vid for vid, rgb in parking.PALETTE.items()}
+    cells: dict[str, list[tuple[int, int]]] = {}
+    for r in range(8):
+        for c in range(8):
+            x0, y0, _, _ = geometry.cell_box((r, c))
+            colour = px[x0 + 14, y0 + 14]
+            if colour == parking.BOARD_RGB:
+                continue
+            assert colour in by_colour, f"cell {(r, c)}: unknown colour {colour}"
+            cells.setdefault(by_colour[colour], []).append((r, c))
+    exits = []
+    for r in range(8):
+        x, y = geometry.center((r, 7))
+        assert px[x + 32 + 20, y] in (parking.EXIT_RGB, parking.FRAME_RGB)
+        if px[x + 32 + 20, y] == parking.EXIT_RGB:
+            exits.append(r)
+    assert len(exits) == 1, exits
+    vehicles = []
+    for vid, where in sorted(cells.items()):
+        rows, cols = {r for r, _ in where}, {c for _, c in where}
+        orientation = "h" if len(rows) == 1 else "v"
+        vehicles.append(Vehicle(vid, min(rows), min(cols), len(where), orientation))
+    return ParkingState(exits[0], tuple(vehicles))
+
+
+# ---------------------------------------------------------------------------- state
+
+
+def test_json__round_trip_generated_and_hand_made_states() -> None:
+    for rows in HAND_MADE:
+        state = from_ascii(rows)
+        assert parking.from_json(parking.to_json(state)) == state
+    state = parking.generate("medium", _rng(3))
+    text = parking.to_json(state)
+    assert parking.from_json(text) == state
+    end = parking.trajectory(state, parking.solve(state).answer)[-1]
+    assert parking.from_json(parking.to_json(end)) == end
+
+
+def test_json__schema_is_spec_section_4() -> None:
+    state = from_ascii(LOCKED)
+    obj = json.loads(parking.to_json(state))
+    assert obj == {
+        "size": 8,
+        "exit_row": 2,
+        "vehicles": [
+            {"id": "A", "row": 1, "col": 4, "length": 2, "orientation": "v"},
+            {"id": "B", "row": 0, "col": 3, "length": 3, "orientation": "h"},
+            {"id": "C", "row": 3, "col": 4, "length": 2, "orientation": "h"},
+            {"id": "D", "row": 4, "col": 4, "length": 2, "orientation": "v"},
+            {"id": "R", "row": 2, "col": 0, "length": 2, "orientation": "h"},
+        ],
+    }
+    assert parking.to_json(state) == json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def test_from_json__sorts_vehicles_by_id() -> None:
+    obj = json.loads(parking.to_json(from_ascii(LOCKED)))
+    obj["vehicles"].reverse()
+    assert parking.from_json(json.dumps(obj)) == from_ascii(LOCKED)
+
+
+def _valid_obj() -> dict:
+    return json.loads(parking.to_json(from_ascii(LOCKED)))
+
+
+def _with_vehicle(obj: dict, index: int, **changes) -> dict:
+    vehicles = [dict(v) for v in obj["vehicles"]]
+    vehicles[index].update(changes)
+    return {**obj, "vehicles": vehicles}
+
+
+MALFORMED = [
+    lambda o: "not json",
+    lambda o: "[1, 2]",
+    lambda o: "null",
+    lambda o: {k: v for k, v in o.items() if k != "exit_row"},
+    lambda o: {**o, "extra": 1},
+    lambda o: {**o, "size": 6},
+    lambda o: {**o, "size": "8"},
+    lambda o: {**o, "exit_row": 8},
+    lambda o: {**o, "exit_row": 1.0},
+    lambda o: {**o, "exit_row": True},
+    lambda o: {**o, "vehicles": {"R": 1}},
+    lambda o: {**o, "vehicles": [1, 2]},
+    lambda o: {**o, "vehicles": o["vehicles"][:4]},  # no red car
+    lambda o: {**o, "vehicles": o["vehicles"] + [o["vehicles"][0]]},  # duplicate id
+    lambda o: _with_vehicle(o, 0, id="a"),
+    lambda o: _with_vehicle(o, 0, id="AB"),
+    lambda o: _with_vehicle(o, 0, id=1),
+    lambda o: _with_vehicle(o, 0, length=4),
+    lambda o: _with_vehicle(o, 0, length=1),
+    lambda o: _with_vehicle(o, 0, orientation="x"),
+    lambda o: _with_vehicle(o, 0, orientation=None),
+    lambda o: _with_vehicle(o, 0, row="1"),
+    lambda o: _with_vehicle(o, 0, row=7),  # off the bottom edge
+    lambda o: _with_vehicle(o, 1, col=6),  # off the right edge
+    lambda o: _with_vehicle(o, 2, row=2, col=3),  # overlaps A at (2,4)
+    lambda o: _with_vehicle(o, 4, row=3),  # red car off the exit row
+    lambda o: _with_vehicle(o, 4, orientation="v"),
+    lambda o: {**o, "vehicles": [{**o["vehicles"][0], "colour": "red"}] + o["vehicles"][1:]},
+]
+
+
+@pytest.mark.parametrize("mutate", MALFORMED, ids=range(len(MALFORMED)))
+def test_from_json__rejects_malformed_state(mutate) -> None:
+    obj = mutate(_valid_obj())
+    text = obj if isinstance(obj, str) else json.dumps(obj)
+    with pytest.raises(StateError):
+        parking.from_json(text)
+
+
+def test_from_json__rejects_non_string_and_hostile_text() -> None:
+    for bad in (b"{}", None, "[" * 100_000, '{"vehicles": ' + "[" * 50_000):
+        with pytest.raises(StateError):
+            parking.from_json(bad)  # type: ignore[arg-type]
+
+
+def test_ascii__round_trip_and_errors() -> None:
+    for rows in HAND_MADE:
+        assert to_ascii(from_ascii(rows)) == list(rows)
+    assert from_ascii("\n".join(LOCKED)) == from_ascii(LOCKED)
+    with pytest.raises(StateError):
+        from_ascii([row.rstrip(">") for row in LOCKED])  # no exit marker
+    with pytest.raises(StateError):
+        from_ascii(("AA.A....",) + LOCKED[1:])  # A is not a straight bar
+    with pytest.raises(StateError):
+        from_ascii(LOCKED[:7])
+
+
+# ---------------------------------------------------------------------------- rules
+
+
+@pytest.mark.parametrize(
+    ("rows", "steps", "code", "index"),
+    [
+        (LOCKED, [("Z", "up")], "unknown_vehicle", 0),
+        (LOCKED, [("B", "left"), ("r", "right")], "unknown_vehicle", 1),  # ids are exact here
+        (LOCKED, [("R", "up")], "against_orientation", 0),
+        (LOCKED, [("A", "left")], "against_orientation", 0),
+        (LOCKED, [("R", "left")], "out_of_bounds", 0),
+        (PARKED, [("R", "right")], "out_of_bounds", 0),  # R never drives out through the exit
+        (PARKED, [("A", "up")], "out_of_bounds", 0),
+        (TWO_BLOCKERS, [("D", "down")], "out_of_bounds", 0),
+        (LOCKED, [("A", "up")], "blocked", 0),
+        (LOCKED, [("A", "down")], "blocked", 0),
+        (LOCKED, [("R", "right"), ("R", "right"), ("R", "right")], "blocked", 2),
+        (DENSE, [("L", "left")], "blocked", 0),
+        (DENSE, [("C", "down"), ("R", "right"), ("R", "right")], "blocked", 2),
+        (LOCKED, [("R", "right")], "not_solved", 1),
+        (NO_WAY, [], "not_solved", 0),
+    ],
+)
+def test_replay__illegal_codes(rows, steps, code, index) -> None:
+    result = parking.replay(from_ascii(rows), steps)
+    assert (result.feasible, result.error, result.first_invalid_step) == (False, code, index)
+    assert result.length == len(steps)
+
+
+def test_apply_step__illegal_codes_are_values_not_clamps() -> None:
+    state = from_ascii(LOCKED)
+    assert parking.apply_step(state, ("Z", "up")) == Illegal("unknown_vehicle", 0)
+    assert parking.apply_step(state, ("R", "down")) == Illegal("against_orientation", 0)
+    assert parking.apply_step(state, ("R", "left")) == Illegal("out_of_bounds", 0)
+    assert parking.apply_step(state, ("A", "up")) == Illegal("blocked", 0)
+    assert parking.apply_step(state, ("A", "north")) == Illegal("unknown_action", 0)
+
+
+def test_apply_step__slides_one_cell() -> None:
+    state = from_ascii(LOCKED)
+    moved = parking.apply_step(state, ("B", "right"))
+    assert to_ascii(moved)[0] == "....BBB."
+    moved = parking.apply_step(parking.apply_step(moved, ("B", "right")), ("A", "up"))
+    assert [row[4] for row in to_ascii(moved)[:3]] == ["A", "A", "."]
+    assert not parking.is_goal(moved)
+    assert parking.is_goal(from_ascii(PARKED))
+
+
+def test_replay__steps_after_the_goal_still_count() -> None:
+    state = from_ascii(PARKED)
+    assert parking.replay(state, []).feasible
+    assert parking.replay(state, [("R", "left")]).error == "not_solved"
+    result = parking.replay(state, [("R", "left"), ("R", "right")])
+    assert result.feasible and result.length == 2
+
+
+def test_replay__codes_are_within_the_spec_set() -> None:
+    rng = _rng(7)
+    codes = set()
+    for rows in HAND_MADE:
+        state = from_ascii(rows)
+        for _ in range(200):
+            codes.add(parking.replay(state, parking.random_answer(state, rng)).error)
+        codes.add(parking.replay(state, [("Q" if rows is not DENSE else "R", "up")]).error)
+    assert codes <= {None, "unknown_vehicle", "against_orientation", "out_of_bounds", "blocked", "not_solved"}
+    assert {"out_of_bounds", "blocked", "not_solved", "against_orientation"} <= codes
+
+
+STEPS = st.tuples(st.sampled_from(list("ABCDRZ")), st.sampled_from(["up", "down", "left", "right", "north"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(board=st.sampled_from(HAND_MADE), steps=st.lists(STEPS, max_size=30))
+def test_replay__agrees_with_apply_step(board, steps) -> None:
+    state = from_ascii(board)
+    assert parking.replay(state, steps) == replay_steps(state, steps, parking.apply_step, parking.is_goal)
+
+
+# ---------------------------------------------------------------------------- solver
+
+
+@pytest.mark.parametrize("rows", HAND_MADE)
+def test_solve__agrees_with_brute_force_on_hand_made_boards(rows) -> None:
+    state = from_ascii(rows)
+    expected = _brute_optimum(state)
+    solution = parking.solve(state)
+    if expected is None:
+        assert solution is None
+        return
+    assert solution.optimal_length == expected == len(solution.answer)
+    assert parking.replay(state, solution.answer).feasible
+
+
+def test_solve__known_optima() -> None:
+    # LOCKED: B right twice, A up once, R right six times (A down needs C and D moved: longer).
+    assert parking.solve(from_ascii(LOCKED)).optimal_length == 9
+    assert parking.solve(from_ascii(PARKED)).answer == ()
+    assert parking.solve(from_ascii(NO_WAY)) is None
+    assert parking.solve(from_ascii(GENERATED)).optimal_length == 12
+    assert parking.solve(from_ascii(DENSE)) is None
+
+
+def test_solve__every_red_car_position_agrees_with_brute_force() -> None:
+    base = from_ascii(TWO_BLOCKERS)
+    for col in range(5):
+        vehicles = tuple(Vehicle("R", 7, col, 2, "h") if v.id == "R" else v for v in base.vehicles)
+        state = ParkingState(7, vehicles)
+        assert parking.solve(state).optimal_length == _brute_optimum(state)
+
+
+def test_solve__search_limit_raises() -> None:
+    loose = from_ascii(("A.......", "A.......", "RR......>", "...B....", "...B....", EMPTY, "CC......", EMPTY))
+    with pytest.raises(parking.SearchLimitError):
+        parking.solve(loose, max_states=5)
+
+
+def _random_dense_board(rng: np.random.Generator) -> ParkingState:
+    """R anywhere on a random exit row, then random cars until about 58 cells are full."""
+    exit_row = int(rng.integers(8))
+    vehicles = [Vehicle("R", exit_row, int(rng.integers(6)), 2, "h")]
+    taken = set(vehicles[0].cells)
+    for vid in parking.OTHER_IDS:
+        for _ in range(200):
+            length, orientation = int(rng.integers(2, 4)), "hv"[int(rng.integers(2))]
+            car = Vehicle(vid, int(rng.integers(8)), int(rng.integers(8)), length, orientation)
+            if all(0 <= r < 8 and 0 <= c < 8 and (r, c) not in taken for r, c in car.cells):
+                vehicles.append(car)
+                taken |= set(car.cells)
+                break
+        if len(taken) >= 58:
+            break
+    return ParkingState(exit_row, tuple(sorted(vehicles, key=lambda v: v.id)))
+
+
+def test_solve__agrees_with_brute_force_on_random_dense_boards() -> None:
+    rng = _rng(31)
+    outcomes = []
+    for _ in range(25):
+        state = _random_dense_board(rng)
+        try:
+            expected = _brute_optimum(state, limit=1500)
+        except _TooBig:  # a large unsolvable cluster: too slow for the brute force
+            continue
+        solution = parking.solve(state)
+        assert (solution.optimal_length if solution else None) == expected, parking.to_json(state)
+        if solution is not None:
+            assert parking.replay(state, solution.answer).feasible
+        outcomes.append(expected)
+    assert sum(x is None for x in outcomes) >= 5 and sum(x is not None for x in outcomes) >= 3
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_solve__agrees_with_brute_force_on_generated_states(difficulty) -> None:
+    state = parking.generate(difficulty, _rng(100))
+    assert parking.solve(state).optimal_length == _brute_optimum(state)
+
+
+# ---------------------------------------------------------------------------- generator
+
+
+def _blockers(state: ParkingState) -> int:
+    red = next(v for v in state.vehicles if v.id == "R")
+    corridor = {(state.exit_row, c) for c in range(red.col + red.length, 8)}
+    return sum(1 for v in state.vehicles if corridor & set(v.cells))
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_generate__optimum_in_bucket_and_solution_replays(difficulty, seed) -> None:
+    state = parking.generate(difficulty, _rng(seed))
+    low, high = parking.SPEC.buckets[difficulty]
+    solution = parking.SPEC.solve(state)
+    assert low <= solution.optimal_length <= high
+    assert parking.SPEC.bucket_of(solution.optimal_length) == difficulty
+    result = parking.replay(state, solution.answer)
+    assert result.feasible and result.length == solution.optimal_length
+    assert len(parking.trajectory(state, solution.answer)) == solution.optimal_length
+    # invariants: canonical, ids A.. (R apart) sorted, R horizontal on the exit row, structure filter
+    assert parking.from_json(parking.to_json(state)) == state
+    ids = [v.id for v in state.vehicles]
+    assert ids == sorted(ids) and "R" in ids and len(ids) <= 26
+    assert [i for i in ids if i != "R"] == list(parking.OTHER_IDS[: len(ids) - 1])
+    red = next(v for v in state.vehicles if v.id == "R")
+    assert (red.orientation, red.row, red.length) == ("h", state.exit_row, 2)
+    assert _blockers(state) >= parking.MIN_BLOCKERS[difficulty]
+    movers = {vid for vid, _ in solution.answer} - {"R"}
+    assert len(movers) >= parking.MIN_MOVERS[difficulty]
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_generate__same_rng_seed_same_state(difficulty) -> None:
+    assert parking.generate(difficulty, _rng(42)) == parking.generate(difficulty, _rng(42))
+    assert parking.generate(difficulty, _rng(42)) != parking.generate(difficulty, _rng(43))
+
+
+def test_generate__varies_exit_rows_and_no_answer_fits_many_rows() -> None:
+    states = [parking.generate("medium", _rng(seed)) for seed in range(16)]
+    assert len({s.exit_row for s in states}) >= 5
+    assert len(set(states)) == len(states)
+    for state in states:  # no shortcut: one answer solves few rows
+        answer = parking.solve(state).answer
+        assert sum(parking.replay(s, answer).feasible for s in states) <= 2
+
+
+def test_generate__unknown_difficulty_raises() -> None:
+    with pytest.raises(ValueError, match="unknown difficulty"):
+        parking.generate("extreme", _rng(0))
+
+
+# ---------------------------------------------------------------------------- renderer
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_render__decodes_back_to_the_state(difficulty) -> None:
+    state = parking.generate(difficulty, _rng(5))
+    frames = [state, *parking.trajectory(state, parking.solve(state).answer)]
+    for frame in frames:
+        image = parking.render(frame)
+        assert image.mode == "RGB"
+        assert image.size == parking.GEOMETRY.size == (584, 544)
+        assert _decode(image) == frame
+    assert parking.is_goal(frames[-1])
+
+
+@pytest.mark.parametrize("rows", HAND_MADE)
+def test_render__hand_made_boards_decode(rows) -> None:
+    state = from_ascii(rows)
+    assert _decode(parking.render(state)) == state
+
+
+def test_render__every_id_has_its_own_colour_and_red_is_red() -> None:
+    assert set(parking.PALETTE) == set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    assert len(set(parking.PALETTE.values())) == 26
+    assert parking.PALETTE["R"] == parking.RED_RGB
+    assert not {parking.BOARD_RGB, parking.FRAME_RGB} & set(parking.PALETTE.values())
+
+
+def test_render__is_deterministic() -> None:
+    state = parking.generate("easy", _rng(5))
+    assert parking.render(state).tobytes() == parking.render(state).tobytes()
+
+
+# ---------------------------------------------------------------------------- answers
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('<ANSWER_JSON>[{"car":"A","direction":"up"}]</ANSWER_JSON>', (("A", "up"),)),
+        (
+            (
+                'I think... <answer_json>[{"car": "b", "direction": "Down"}, {"car":"R","direction":"RIGHT"}]'
+                "</answer_json> done."
+            ),
+            (("B", "down"), ("R", "right")),
+        ),
+        (
+            (
+                "```json\n<ANSWER_JSON>[{'car': 'a', 'direction': 'u'}, {'car': 'R', 'direction': 'r'},]"
+                "</ANSWER_JSON>\n```"
+            ),
+            (("A", "up"), ("R", "right")),
+        ),
+        ('<ANSWER_JSON>\n```json\n[{"car":"C","direction":"l",},]\n```\n</ANSWER_JSON>', (("C", "left"),)),
+        ("<Answer_Json>[{car: A, direction: up}]</Answer_Json>", (("A", "up"),)),
+        ('<ANSWER_JSON>[{"Car":" a ","Direction":" up "}]</ANSWER_JSON>', (("A", "up"),)),
+        (
+            (
+                '<ANSWER_JSON>[{"car":"A","direction":"up"}]</ANSWER_JSON> wait, '
+                '<ANSWER_JSON>[{"car":"B","direction":"down"}]</ANSWER_JSON>'
+            ),
+            (("B", "down"),),
+        ),
+        ("<ANSWER_JSON>[]</ANSWER_JSON>", ()),
+        ('<ANSWER_JSON>[{"car":"Z","direction":"up","why":"free"}]</ANSWER_JSON>', (("Z", "up"),)),
+    ],
+)
+def test_parse_answer__tolerant(text, expected) -> None:
+    assert parking.parse_answer(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "no_answer"),
+        ('[{"car":"A","direction":"up"}]', "no_answer"),
+        ('<ANSWER_JSON>[{"car":"A","direction":"up"}]', "no_answer"),
+        ("<ANSWER_JSON></ANSWER_JSON>", "bad_format"),
+        ('<ANSWER_JSON>{"car":"A","direction":"up"}</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>["up"]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[["A","up"]]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[{"direction":"up"}]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[{"car":"A"}]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[{"car":1,"direction":"up"}]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[{"car":"AB","direction":"up"}]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[{"car":"","direction":"up"}]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[{"car":"7","direction":"up"}]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[{"car":"A","direction":null}]</ANSWER_JSON>', "bad_format"),
+        ('<ANSWER_JSON>[{"car":"A","direction":"up"}</ANSWER_JSON>', "bad_format"),
+        ("<ANSWER_JSON>[{</ANSWER_JSON>", "bad_format"),
+        ("<ANSWER_JSON>[{'car'</ANSWER_JSON>", "bad_format"),
+        ("<ANSWER_JSON>" + "[" * 100_000 + "</ANSWER_JSON>", "bad_format"),
+        ("<ANSWER_JSON>[" + "9" * 5000 + "]</ANSWER_JSON>", "bad_format"),
+        ("<ANSWER_JSON>" + json.dumps([{"car": "A", "direction": "up"}] * 1001) + "</ANSWER_JSON>", "bad_format"),
+        ('<ANSWER_JSON>[{"car":"A","direction":"north"}]</ANSWER_JSON>', "unknown_action"),
+        ('<ANSWER_JSON>[{"car":"A","direction":"up"},{"car":"B","direction":"jump"}]</ANSWER_JSON>', "unknown_action"),
+        ('<ANSWER_JSON>[{"car":"A","direction":"\ud800"}]</ANSWER_JSON>', "unknown_action"),
+    ],
+)
+def test_parse_answer__errors_have_codes(text, code) -> None:
+    with pytest.raises(AnswerError) as info:
+        parking.parse_answer(text)
+    assert info.value.code == code
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(), max_size=200))
+def test_parse_answer__never_raises_other_errors(garbage) -> None:
+    for text in (
+        garbage,
+        f"<ANSWER_JSON>{garbage}</ANSWER_JSON>",
+        f"<ANSWER_JSON>[{garbage}]</ANSWER_JSON>",
+        f"<ANSWER_JSON>[{{{garbage}}}]</ANSWER_JSON>",
+        f'<ANSWER_JSON>[{{"car": {garbage}, "direction": "up"}}]</ANSWER_JSON>',
+    ):
+        try:
+            parking.parse_answer(text)
+        except AnswerError as e:
+            assert e.code in {"no_answer", "bad_format", "unknown_action"}
+
+
+def test_parse_answer__bounded_on_huge_input() -> None:
+    step = "{'car': 'A', 'direction': 'up'},"
+    for text in ("x" * 10_000_000, "<ANSWER_JSON>[" + step * 400_000 + "]</ANSWER_JSON>", "\x00" * 1_000_000):
+        with pytest.raises(AnswerError):
+            parking.parse_answer(text)
+
+
+def test_format_answer__round_trips_and_payload_is_compact() -> None:
+    answer = (("A", "up"), ("R", "right"), ("B", "down"), ("C", "left"))
+    assert parking.parse_answer(parking.format_answer(answer)) == answer
+    assert parking.answer_payload(answer[:1]) == '[{"car":"A","direction":"up"}]'
+    assert parking.SPEC.parse_steps(parking.SPEC.format_steps(answer)) == answer
+    assert parking.SPEC.episode_answer(from_ascii(LOCKED), [("A", "up")]) == (("A", "up"),)
+
+
+# ---------------------------------------------------------------------------- prompts and baseline
+
+
+@pytest.mark.parametrize("style", ["text_cot", "direct"])
+def test_question__states_format_and_leaks_nothing(style) -> None:
+    state = parking.generate("hard", _rng(2))
+    text = parking.question(state, style)
+    assert '<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>' in text
+    assert "(0,0)" in text and "shortest" in text and "red car R" in text and "exit" in text
+    solution = parking.solve(state)
+    assert parking.answer_payload(solution.answer) not in text
+    assert not re.search(rf"\b{solution.optimal_length}\b", text)
+    assert f"row {state.exit_row}" not in text
+
+
+def test_question__unknown_style_raises() -> None:
+    with pytest.raises(ValueError, match="style"):
+        parking.question(from_ascii(LOCKED), "visual")  # type: ignore[arg-type]
+
+
+def test_random_answer__deterministic_and_along_each_axis() -> None:
+    state = from_ascii(LOCKED)
+    first = parking.random_answer(state, _rng(9))
+    assert first == parking.random_answer(state, _rng(9))
+    assert 4 <= len(first) <= 30
+    orientation = {v.id: v.orientation for v in state.vehicles}
+    for vid, direction in first:
+        assert AXES[direction][0] == orientation[vid]
+
+
+def test_spec__fields() -> None:
+    spec = parking.SPEC
+    assert spec.name == "parking"
+    assert dict(spec.buckets) == {"easy": (1, 5), "medium": (8, 16), "hard": (18, 34)}
+    assert spec.geometry.size == (584, 544)
+    assert not spec.dashed_grid and not spec.unique_length
+    assert spec.bucket_of(6) is None and spec.bucket_of(17) is None and spec.bucket_of(35) is None

@@ -1,0 +1,1058 @@
+"""Parking (Rush Hour): slide the vehicles until the red car reaches the exit.
+
+Board:
+    8x8 cells holding vehicles of length 2 or 3, each horizontal (``h``, it fills cells of
+    one row) or vertical (``v``, cells of one column); a vehicle sits at its top-left cell
+    ``(row, col)``. The red car ``R`` is horizontal on ``exit_row``; the exit is an opening
+    in the right wall at the end of that row. Other vehicles are named by single upper-case
+    letters (``A``-``Z`` without ``R``).
+Step:
+    ``(vehicle_id, direction)``: one vehicle slides ONE cell along its orientation
+    (horizontal: ``left``/``right``, vertical: ``up``/``down``). Illegal steps:
+    ``unknown_vehicle`` (no such id), ``against_orientation`` (e.g. ``up`` for a horizontal
+    vehicle), ``out_of_bounds`` (a vehicle would leave the board; ``R`` never drives out
+    through the exit either), ``blocked`` (the cell it slides into is occupied).
+Goal:
+    ``R``'s rightmost cell is on column 7 of the exit row (otherwise ``not_solved``).
+Buckets:
+    ``optimal_length`` (fewest single-cell slides) 1-5 easy, 8-16 medium, 18-34 hard.
+    Generation pins ``R`` on the exit of a densely packed random board, lists the goal
+    positions the other vehicles reach with ``R`` parked there (small sets only), and runs
+    a retrograde BFS from them to a depth drawn in the bucket. A position from the deepest
+    layers that passes the structure filter (at least ``MIN_BLOCKERS`` vehicles in ``R``'s
+    corridor: 1/1/2, and an optimal answer that moves ``MIN_MOVERS`` other vehicles:
+    1/2/5) and whose optimum, by the independent forward BFS of ``solve``, lies in the
+    bucket is returned. ``solve`` is cached, so the builder's own call is free.
+Answer:
+    ``<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>``; the last tagged list
+    wins; car ids are case-insensitive and directions may be ``u d l r``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from vgau_data.answers import last_tagged, load_lenient
+from vgau_data.errors import GenerationError, StateError, VgauError
+from vgau_data.puzzles.base import (
+    AnswerError,
+    Direction,
+    FamilySpec,
+    Illegal,
+    QuestionStyle,
+    Replay,
+    Solution,
+    canonical_json,
+    parse_direction,
+    walk,
+)
+from vgau_data.rendering import BoardGeometry, draw_centered_text
+
+# ---------------------------------------------------------------------------- constants
+
+NAME: Final = "parking"
+SIZE: Final = 8
+BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 5), "medium": (8, 16), "hard": (18, 34)}
+RED: Final = "R"
+OTHER_IDS: Final = tuple(ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch != RED)
+"""Names of the other vehicles, at most 25 of them."""
+MAX_ANSWER_STEPS: Final = 1000
+ANSWER_TAG: Final = "ANSWER_JSON"
+
+MIN_BLOCKERS: Final[dict[str, int]] = {"easy": 1, "medium": 1, "hard": 2}
+"""Fewest vehicles standing in ``R``'s corridor (exit row, right of ``R``) of a generated state."""
+MIN_MOVERS: Final[dict[str, int]] = {"easy": 1, "medium": 2, "hard": 5}
+"""Fewest distinct vehicles other than ``R`` that ``solve``'s optimal answer moves."""
+MAX_ATTEMPTS: Final = 4000
+"""Boards sampled per instance; a hard instance needs about 60 on average (300 at worst in 40)."""
+GOAL_CAP: Final = 150
+"""Boards whose goal positions (``R`` parked on the exit) exceed this are dropped: small
+goal sets make deep, narrow clusters, and dropping the rest early is the main speed-up."""
+CLUSTER_CAP: Final = 60_000
+"""States a retrograde search may visit before it stops at the layers found so far."""
+CANDIDATES: Final = 6
+"""Positions of one retrograde layer tried against the structure filter."""
+SOLVE_MAX_STATES: Final = 3_000_000
+"""``solve`` gives up past this many states (only loose, hand-made boards get near it)."""
+
+GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=64, margin_right=56)
+
+BOARD_RGB: Final = (214, 212, 204)
+FRAME_RGB: Final = (70, 72, 82)
+EXIT_RGB: Final = (30, 160, 70)
+RED_RGB: Final = (214, 30, 36)
+PALETTE: Final[dict[str, tuple[int, int, int]]] = {
+    RED: RED_RGB,
+    "A": (31, 119, 180),
+    "B": (255, 140, 20),
+    "C": (44, 160, 44),
+    "D": (148, 103, 189),
+    "E": (140, 86, 75),
+    "F": (235, 120, 200),
+    "G": (188, 189, 34),
+    "H": (23, 190, 207),
+    "I": (140, 200, 250),
+    "J": (255, 200, 130),
+    "K": (150, 230, 130),
+    "L": (180, 150, 235),
+    "M": (120, 120, 120),
+    "N": (250, 150, 150),
+    "O": (215, 235, 90),
+    "P": (0, 110, 110),
+    "Q": (40, 50, 130),
+    "S": (100, 125, 45),
+    "T": (185, 140, 60),
+    "U": (120, 40, 130),
+    "V": (0, 160, 125),
+    "W": (250, 220, 0),
+    "X": (90, 60, 30),
+    "Y": (20, 90, 30),
+    "Z": (170, 80, 250),
+}
+"""A fixed colour per vehicle id, so every id keeps its look across rows."""
+
+# ---------------------------------------------------------------------------- state
+
+Orientation = Literal["h", "v"]
+Step = tuple[str, Direction]
+"""``(vehicle_id, direction)``: one vehicle slides one cell."""
+
+
+@dataclass(frozen=True, slots=True)
+class Vehicle:
+    """One vehicle: its id, top-left cell, length (2 or 3) and orientation."""
+
+    id: str
+    row: int
+    col: int
+    length: int
+    orientation: Orientation
+
+    @property
+    def cells(self) -> tuple[tuple[int, int], ...]:
+        """The cells it covers, top-left first."""
+        if self.orientation == "h":
+            return tuple((self.row, self.col + k) for k in range(self.length))
+        return tuple((self.row + k, self.col) for k in range(self.length))
+
+
+@dataclass(frozen=True, slots=True)
+class ParkingState:
+    """A position: the exit row and every vehicle, sorted by id."""
+
+    exit_row: int
+    vehicles: tuple[Vehicle, ...]
+    size: int = SIZE
+
+
+def to_json(state: ParkingState) -> str:
+    """SPEC §4's canonical JSON of a state.
+
+    Example:
+        >>> to_json(from_ascii(["RR......>"] + ["........"] * 7))
+        '{"exit_row":0,"size":8,"vehicles":[{"col":0,"id":"R","length":2,"orientation":"h","row":0}]}'
+    """
+    return canonical_json(
+        {
+            "size": state.size,
+            "exit_row": state.exit_row,
+            "vehicles": [
+                {"id": v.id, "row": v.row, "col": v.col, "length": v.length, "orientation": v.orientation}
+                for v in state.vehicles
+            ],
+        }
+    )
+
+
+def _int(value: object, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise StateError(f"parking {what} must be an integer, got {value!r:.40}")
+    return value
+
+
+def from_json(text: str) -> ParkingState:
+    """Parse and fully validate SPEC §4's JSON.
+
+    Vehicles may come in any order; the state keeps them sorted by id.
+
+    Raises:
+        StateError: on malformed JSON, wrong keys or types, unknown ids, vehicles off the
+            board or overlapping, or a red car that is missing or not on the exit row.
+
+    Example:
+        >>> s = from_json('{"size":8,"exit_row":2,"vehicles":[{"id":"R","row":2,"col":0,'
+        ...     '"length":2,"orientation":"h"}]}')
+        >>> s.vehicles[0].cells
+        ((2, 0), (2, 1))
+    """
+    if not isinstance(text, str):
+        raise StateError(f"parking state must be a JSON string, got {type(text).__name__}")
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise StateError(f"parking state is not valid JSON: {e}") from e
+    if not isinstance(obj, dict):
+        raise StateError(f"parking state must be a JSON object, got {type(obj).__name__}")
+    keys = {"size", "exit_row", "vehicles"}
+    if set(obj) != keys:
+        raise StateError(f"parking state needs exactly the keys {sorted(keys)}, got {sorted(obj)}")
+    if _int(obj["size"], "'size'") != SIZE:
+        raise StateError(f"parking 'size' must be {SIZE}, got {obj['size']}")
+    exit_row = _int(obj["exit_row"], "'exit_row'")
+    raw = obj["vehicles"]
+    if not isinstance(raw, list):
+        raise StateError("parking 'vehicles' must be a list of objects")
+    vehicles = []
+    fields = {"id", "row", "col", "length", "orientation"}
+    for item in raw:
+        if not isinstance(item, dict) or set(item) != fields:
+            raise StateError(
+                f"parking vehicle must be an object with exactly the keys {sorted(fields)}, got {item!r:.80}"
+            )
+        vid, orientation = item["id"], item["orientation"]
+        if not isinstance(vid, str):
+            raise StateError(f"parking vehicle id must be a string, got {vid!r:.40}")
+        if orientation not in ("h", "v"):
+            raise StateError(f"parking vehicle {vid!r:.10} orientation must be 'h' or 'v', got {orientation!r:.20}")
+        vehicles.append(
+            Vehicle(
+                vid,
+                _int(item["row"], "vehicle row"),
+                _int(item["col"], "vehicle col"),
+                _int(item["length"], "vehicle length"),
+                orientation,
+            )
+        )
+    return _checked(ParkingState(exit_row, tuple(sorted(vehicles, key=lambda v: v.id))))
+
+
+def _checked(state: ParkingState) -> ParkingState:
+    """Validate the board: ids, lengths, bounds, overlaps and the red car."""
+    if not 0 <= state.exit_row < SIZE:
+        raise StateError(f"parking exit_row must be 0-{SIZE - 1}, got {state.exit_row}")
+    taken: dict[tuple[int, int], str] = {}
+    seen: set[str] = set()
+    for v in state.vehicles:
+        if len(v.id) != 1 or not ("A" <= v.id <= "Z"):
+            raise StateError(f"parking vehicle id must be one upper-case letter A-Z, got {v.id!r:.20}")
+        if v.id in seen:
+            raise StateError(f"parking vehicle id {v.id!r} appears twice")
+        seen.add(v.id)
+        if v.length not in (2, 3):
+            raise StateError(f"parking vehicle {v.id} has length {v.length}; lengths are 2 or 3")
+        for r, c in v.cells:
+            if not (0 <= r < SIZE and 0 <= c < SIZE):
+                raise StateError(f"parking vehicle {v.id} covers {[r, c]}, outside the {SIZE}x{SIZE} board")
+            if (r, c) in taken:
+                raise StateError(f"parking vehicles {taken[(r, c)]} and {v.id} overlap at {[r, c]}")
+            taken[(r, c)] = v.id
+    red = [v for v in state.vehicles if v.id == RED]
+    if not red:
+        raise StateError("parking state has no red car 'R'")
+    if red[0].orientation != "h" or red[0].row != state.exit_row:
+        raise StateError(f"parking red car must be horizontal on the exit row {state.exit_row}")
+    return state
+
+
+def from_ascii(rows: Sequence[str] | str) -> ParkingState:
+    """A state from 8 text rows: ``.`` empty, a letter per vehicle cell, and ``>`` after the
+    exit row (fixtures and debugging). Orientation follows from the cells' shape.
+
+    Example:
+        >>> s = from_ascii(["..A.....", "RRA.....>"] + ["........"] * 6)
+        >>> s.exit_row, s.vehicles[0]
+        (1, Vehicle(id='A', row=0, col=2, length=2, orientation='v'))
+    """
+    lines = [line.strip() for line in rows.strip().splitlines()] if isinstance(rows, str) else list(rows)
+    if len(lines) != SIZE:
+        raise StateError(f"parking ascii needs {SIZE} rows, got {len(lines)}")
+    exits = [r for r, line in enumerate(lines) if line.endswith(">")]
+    if len(exits) != 1:
+        raise StateError("parking ascii needs exactly one row ending in '>' (the exit row)")
+    cells: dict[str, list[tuple[int, int]]] = {}
+    for r, line in enumerate(lines):
+        body = line[:-1] if r == exits[0] else line
+        if len(body) != SIZE:
+            raise StateError(f"parking ascii row {r} must have {SIZE} cells, got {body!r}")
+        for c, ch in enumerate(body):
+            if ch != ".":
+                cells.setdefault(ch, []).append((r, c))
+    vehicles = []
+    for vid, where in sorted(cells.items()):
+        rows_, cols_ = {r for r, _ in where}, {c for _, c in where}
+        orientation: Orientation = "h" if len(rows_) == 1 else "v"
+        vehicle = Vehicle(vid, min(rows_), min(cols_), len(where), orientation)
+        if set(vehicle.cells) != set(where):
+            raise StateError(f"parking ascii vehicle {vid!r} is not a straight bar of cells")
+        vehicles.append(vehicle)
+    return _checked(ParkingState(exits[0], tuple(vehicles)))
+
+
+def to_ascii(state: ParkingState) -> list[str]:
+    """The text form read by ``from_ascii``.
+
+    Example:
+        >>> to_ascii(from_ascii(["RR......>"] + ["........"] * 7))[0]
+        'RR......>'
+    """
+    grid = [["."] * SIZE for _ in range(SIZE)]
+    for v in state.vehicles:
+        for r, c in v.cells:
+            grid[r][c] = v.id
+    return ["".join(row) + (">" if r == state.exit_row else "") for r, row in enumerate(grid)]
+
+
+# ---------------------------------------------------------------------------- rules
+
+_AXIS: Final[dict[str, tuple[Orientation, int]]] = {
+    "left": ("h", -1),
+    "right": ("h", 1),
+    "up": ("v", -1),
+    "down": ("v", 1),
+}
+"""The orientation a direction needs and the sign of the slide."""
+
+
+def apply_step(state: ParkingState, step: Step) -> ParkingState | Illegal:
+    """Slide one vehicle one cell.
+
+    Example:
+        >>> s = from_ascii(["RR......>"] + ["........"] * 7)
+        >>> apply_step(s, ("R", "right")).vehicles[0].col
+        1
+        >>> apply_step(s, ("R", "up")).code
+        'against_orientation'
+    """
+    vid, direction = step
+    axis = _AXIS.get(direction) if isinstance(direction, str) else None
+    if axis is None:
+        return Illegal("unknown_action", 0)
+    vehicles = state.vehicles
+    index = next((i for i, v in enumerate(vehicles) if v.id == vid), -1)
+    if index < 0:
+        return Illegal("unknown_vehicle", 0)
+    v = vehicles[index]
+    orientation, sign = axis
+    if v.orientation != orientation:
+        return Illegal("against_orientation", 0)
+    if orientation == "h":
+        row, col = v.row, v.col + sign
+        cell = (row, col + v.length - 1 if sign > 0 else col)
+    else:
+        row, col = v.row + sign, v.col
+        cell = (row + v.length - 1 if sign > 0 else row, col)
+    if not (0 <= cell[0] < SIZE and 0 <= cell[1] < SIZE):
+        return Illegal("out_of_bounds", 0)
+    if any(cell in other.cells for other in vehicles if other is not v):
+        return Illegal("blocked", 0)
+    moved = Vehicle(v.id, row, col, v.length, v.orientation)
+    return ParkingState(state.exit_row, vehicles[:index] + (moved,) + vehicles[index + 1 :], state.size)
+
+
+def is_goal(state: ParkingState) -> bool:
+    """``R``'s rightmost cell is on the last column (it is always on the exit row)."""
+    red = next(v for v in state.vehicles if v.id == RED)
+    return red.col + red.length == SIZE
+
+
+def replay(state: ParkingState, answer: Sequence[Step]) -> Replay:
+    """Play ``answer`` from ``state``; stop at the first illegal step.
+
+    Same rules as ``apply_step``, on a dict of positions and an occupancy bitmask.
+
+    Example:
+        >>> s = from_ascii(["......RR>"] + ["........"] * 7)
+        >>> replay(s, []).feasible, replay(s, [("R", "left"), ("R", "right")]).feasible
+        (True, True)
+        >>> replay(s, [("R", "right")]).error
+        'out_of_bounds'
+    """
+    cars = {}
+    occupied = 0
+    for v in state.vehicles:
+        fixed, offset = (v.row, v.col) if v.orientation == "h" else (v.col, v.row)
+        cars[v.id] = [v.orientation, v.length, fixed, offset]
+        for r, c in v.cells:
+            occupied |= 1 << (r * SIZE + c)
+    n = len(answer)
+    for index, step in enumerate(answer):
+        try:
+            vid, direction = step
+        except (TypeError, ValueError):
+            return Replay(False, n, "bad_format", index)
+        axis = _AXIS.get(direction) if isinstance(direction, str) else None
+        if axis is None:
+            return Replay(False, n, "unknown_action", index)
+        car = cars.get(vid) if isinstance(vid, str) else None
+        if car is None:
+            return Replay(False, n, "unknown_vehicle", index)
+        orientation, length, fixed, offset = car
+        if axis[0] != orientation:
+            return Replay(False, n, "against_orientation", index)
+        if axis[1] > 0:
+            enter, leave = offset + length, offset
+        else:
+            enter, leave = offset - 1, offset + length - 1
+        if not 0 <= enter < SIZE:
+            return Replay(False, n, "out_of_bounds", index)
+        if orientation == "h":
+            enter_bit, leave_bit = 1 << (fixed * SIZE + enter), 1 << (fixed * SIZE + leave)
+        else:
+            enter_bit, leave_bit = 1 << (enter * SIZE + fixed), 1 << (leave * SIZE + fixed)
+        if occupied & enter_bit:
+            return Replay(False, n, "blocked", index)
+        occupied ^= enter_bit | leave_bit
+        car[3] = offset + axis[1]
+    red = cars[RED]
+    if red[3] + red[1] != SIZE:
+        return Replay(False, n, "not_solved", n)
+    return Replay(True, n)
+
+
+def trajectory(state: ParkingState, answer: Sequence[Step]) -> list[ParkingState]:
+    """The state after each step of a legal answer."""
+    return walk(state, answer, apply_step)
+
+
+# ---------------------------------------------------------------------------- solver
+#
+# The search works on "cars" ``(orientation, length, fixed, offset)``: ``fixed`` is the row
+# of a horizontal car (column of a vertical one) and ``offset`` the coordinate that moves.
+# Cars that can never move are found first (``_mobile``) and become walls. A position is
+# the int holding each mobile car's offset in 3 bits ("slot" j at bit 3j); the board
+# occupancy is a 64-bit mask carried along with it, plus the always-set bit 64 that
+# stands for "off the board", so the legality of a slide is one AND.
+
+_Car = tuple[str, int, int, int]
+_OFF_BOARD: Final = 1 << (SIZE * SIZE)
+
+
+def _car(v: Vehicle) -> _Car:
+    return (v.orientation, v.length, v.row, v.col) if v.orientation == "h" else (v.orientation, v.length, v.col, v.row)
+
+
+def _cell_of(orientation: str, fixed: int, offset: int) -> tuple[int, int]:
+    return (fixed, offset) if orientation == "h" else (offset, fixed)
+
+
+def _car_cells(car: _Car) -> list[tuple[int, int]]:
+    orientation, length, fixed, offset = car
+    return [_cell_of(orientation, fixed, offset + k) for k in range(length)]
+
+
+def _bit(cell: tuple[int, int]) -> int:
+    return 1 << (cell[0] * SIZE + cell[1])
+
+
+@functools.cache
+def _slide_table(orientation: str, length: int, fixed: int) -> tuple[tuple[int, int, int, int], ...]:
+    """Per offset: (cell a forward slide enters, occupancy xor) and the same backward.
+
+    An impossible slide (off the board) tests the always-set off-board bit.
+    """
+    table = []
+    for offset in range(8):
+        if offset + length > SIZE:
+            table.append((_OFF_BOARD, 0, _OFF_BOARD, 0))
+            continue
+        head = _bit(_cell_of(orientation, fixed, offset + length)) if offset + length < SIZE else _OFF_BOARD
+        tail = _bit(_cell_of(orientation, fixed, offset - 1)) if offset > 0 else _OFF_BOARD
+        first = _bit(_cell_of(orientation, fixed, offset))
+        last = _bit(_cell_of(orientation, fixed, offset + length - 1))
+        table.append((head, head | first if head != _OFF_BOARD else 0, tail, tail | last if tail != _OFF_BOARD else 0))
+    return tuple(table)
+
+
+def _mobile(cars: Sequence[_Car]) -> list[int]:
+    """Indices of the cars that may ever move (a sound over-approximation).
+
+    A car is mobile when a cell it could slide into is empty, or held by a mobile car
+    that can leave that cell within its span (the offsets it can reach when only the
+    immobile cars and the board edges block it). Iterated to a fixed point.
+    """
+    n = len(cars)
+    owner = [-1] * (SIZE * SIZE)  # cell index r * SIZE + c -> car
+    lines = []  # a car's cell at offset p is base + p * step
+    for i, (orientation, length, fixed, offset) in enumerate(cars):
+        base, step = (fixed * SIZE, 1) if orientation == "h" else (fixed, SIZE)
+        lines.append((base, step))
+        for k in range(length):
+            owner[base + (offset + k) * step] = i
+    mobile = [False] * n
+    spans: list[tuple[int, int] | None] = [None] * n  # None: immobile, or mobile since this round
+    grew = True
+    while grew:
+        grew = False
+        for i, (_, length, _, offset) in enumerate(cars):
+            if mobile[i]:
+                base, step = lines[i]
+                low = offset
+                while low > 0 and (owner[base + (low - 1) * step] < 0 or mobile[owner[base + (low - 1) * step]]):
+                    low -= 1
+                high = offset
+                while high + length < SIZE and (
+                    owner[base + (high + length) * step] < 0 or mobile[owner[base + (high + length) * step]]
+                ):
+                    high += 1
+                spans[i] = (low, high)
+        for i, (_, length, _, offset) in enumerate(cars):
+            if mobile[i]:
+                continue
+            base, step = lines[i]
+            for position in (offset - 1, offset + length):
+                if not 0 <= position < SIZE:
+                    continue
+                cell = base + position * step
+                u = owner[cell]
+                if u >= 0:
+                    span = spans[u]
+                    if span is None:
+                        continue
+                    r, c = divmod(cell, SIZE)
+                    held = c if cars[u][0] == "h" else r  # the cell's offset along u's line
+                    if not (span[0] < held - cars[u][1] + 1 or span[1] > held):
+                        continue
+                mobile[i] = True
+                grew = True
+                break
+    return [i for i in range(n) if mobile[i]]
+
+
+class _Search:
+    """A board compiled for BFS: slide tables of its mobile cars and the start position."""
+
+    __slots__ = ("cars", "key", "moves", "occupied", "slots")
+
+    def __init__(self, cars: Sequence[_Car]) -> None:
+        self.cars = list(cars)
+        self.slots = _mobile(cars)
+        self.moves = [(3 * j, 1 << 3 * j, _slide_table(*cars[i][:3])) for j, i in enumerate(self.slots)]
+        self.key = sum(cars[i][3] << 3 * j for j, i in enumerate(self.slots))
+        occupied = _OFF_BOARD
+        for car in cars:
+            for cell in _car_cells(car):
+                occupied |= _bit(cell)
+        self.occupied = occupied
+
+    def offsets(self, key: int) -> list[int]:
+        """Every car's offset in the position ``key``."""
+        offsets = [car[3] for car in self.cars]
+        for j, i in enumerate(self.slots):
+            offsets[i] = (key >> 3 * j) & 7
+        return offsets
+
+
+def _expand(frontier: list[tuple[int, int]], moves: list, seen: dict[int, int], depth: int) -> list[tuple[int, int]]:
+    """One BFS layer: every unseen neighbour of ``frontier``, recorded in ``seen`` at ``depth``."""
+    layer: list[tuple[int, int]] = []
+    append = layer.append
+    for key, occupied in frontier:
+        for shift, unit, table in moves:
+            head, head_xor, tail, tail_xor = table[(key >> shift) & 7]
+            if not occupied & head:
+                new = key + unit
+                if new not in seen:
+                    seen[new] = depth
+                    append((new, occupied ^ head_xor))
+            if not occupied & tail:
+                new = key - unit
+                if new not in seen:
+                    seen[new] = depth
+                    append((new, occupied ^ tail_xor))
+    return layer
+
+
+class SearchLimitError(VgauError, RuntimeError):
+    """``solve`` met more positions than its ``max_states`` before deciding."""
+
+
+@functools.lru_cache(maxsize=256)
+def solve(state: ParkingState, max_states: int = SOLVE_MAX_STATES) -> Solution | None:
+    """The fewest single-cell slides that park ``R`` on the exit, by exhaustive forward BFS.
+
+    Returns None when no sequence of slides reaches the goal. Cached (states are
+    immutable), so the builder's call after ``generate`` costs nothing.
+
+    Raises:
+        SearchLimitError: when more than ``max_states`` positions were met first.
+
+    Example:
+        >>> solve(from_ascii(["....RR..>"] + ["........"] * 7))
+        Solution(answer=(('R', 'right'), ('R', 'right')), optimal_length=2)
+    """
+    ids = [v.id for v in state.vehicles]
+    red = ids.index(RED)
+    search = _Search([_car(v) for v in state.vehicles])
+    red_length, red_col = state.vehicles[red].length, state.vehicles[red].col
+    goal = SIZE - red_length
+    if red_col == goal:
+        return Solution((), 0)
+    if red not in search.slots:
+        return None
+    shift = 3 * search.slots.index(red)
+    exit_bit = _bit((state.exit_row, SIZE - 1))
+    last = goal - 1  # R's offset one slide before the goal
+    parent = {search.key: -1}
+    frontier = [(search.key, search.occupied)]
+    moves = search.moves
+    while frontier:
+        layer = []
+        append = layer.append
+        for key, occupied in frontier:
+            if (key >> shift) & 7 == last and not occupied & exit_bit:
+                parent[key + (1 << shift)] = key
+                return _path(parent, key + (1 << shift), search, ids)
+            for slot_shift, unit, table in moves:
+                head, head_xor, tail, tail_xor = table[(key >> slot_shift) & 7]
+                if not occupied & head:
+                    new = key + unit
+                    if new not in parent:
+                        parent[new] = key
+                        append((new, occupied ^ head_xor))
+                if not occupied & tail:
+                    new = key - unit
+                    if new not in parent:
+                        parent[new] = key
+                        append((new, occupied ^ tail_xor))
+        if len(parent) > max_states:
+            raise SearchLimitError(f"parking solve: more than {max_states} positions; board too loose")
+        frontier = layer
+    return None
+
+
+def _path(parent: dict[int, int], key: int, search: _Search, ids: list[str]) -> Solution:
+    steps: list[Step] = []
+    while parent[key] >= 0:
+        before = parent[key]
+        slot = ((key ^ before).bit_length() - 1) // 3
+        car = search.cars[search.slots[slot]]
+        forward = key > before
+        direction: Direction = ("right" if forward else "left") if car[0] == "h" else ("down" if forward else "up")
+        steps.append((ids[search.slots[slot]], direction))
+        key = before
+    steps.reverse()
+    return Solution(tuple(steps), len(steps))
+
+
+# ---------------------------------------------------------------------------- generator
+
+_PLACEMENTS: Final = tuple(
+    (car, sum(_bit(cell) for cell in _car_cells(car)))
+    for car in (
+        (orientation, length, fixed, offset)
+        for orientation in ("h", "v")
+        for length in (2, 3)
+        for fixed in range(SIZE)
+        for offset in range(SIZE - length + 1)
+    )
+)
+"""Every way to put one car on the empty board, with its cell mask."""
+
+
+def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = MAX_ATTEMPTS) -> ParkingState:
+    """An 8x8 board whose true optimum lies in ``difficulty``'s bucket.
+
+    The exit row is drawn once, uniformly. Each attempt packs a board around ``R`` parked
+    on the exit (``_sample_board``), lists the goal positions the other cars reach with
+    ``R`` parked (dropping the board past ``GOAL_CAP``), and runs a retrograde BFS from
+    them up to a target depth drawn uniformly in the bucket. Up to ``CANDIDATES``
+    positions from each of the three deepest layers in the bucket, with at least
+    ``MIN_BLOCKERS`` cars in ``R``'s corridor, are solved forward by ``solve``; the first
+    whose optimum lies in the bucket and whose optimal answer moves at least
+    ``MIN_MOVERS`` cars besides ``R`` is returned. The stored optimum is always
+    ``solve``'s: the retrograde depth is only an upper bound, since goal positions that
+    need ``R`` to back out and return may lie beyond the explored layers.
+
+    Raises:
+        ValueError: for an unknown difficulty.
+        GenerationError: when nothing fits in ``max_attempts`` boards.
+
+    Example:
+        >>> s = generate("medium", np.random.default_rng(0))
+        >>> 8 <= solve(s).optimal_length <= 16
+        True
+    """
+    if difficulty not in BUCKETS:
+        raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
+    low, high = BUCKETS[difficulty]
+    exit_row = int(rng.integers(SIZE))  # uniform: edge rows would win more often per board
+    for _ in range(max_attempts):
+        cars = _sample_board(exit_row, rng)
+        target = low + int(rng.integers(high - low + 1))
+        state = _from_cluster(exit_row, cars, difficulty, target, rng)
+        if state is not None:
+            return state
+    raise GenerationError(f"parking/{difficulty}: no state in {low}-{high} in {max_attempts} boards")
+
+
+def _sample_board(exit_row: int, rng: np.random.Generator) -> list[_Car]:
+    """A dense random board with ``R`` (always ``cars[0]``) parked on the exit.
+
+    The exit row holds ``R`` and one or two vertical cars crossing it; most often a
+    vertical car waits just above or below each of the exit row's last two cells (they
+    drop in behind ``R`` as it backs out). Every other row is packed with random cars
+    (40% vertical, 40% of length 3) until nothing fits or 25 others are placed.
+    """
+    draws = iter(rng.random(160).tolist())
+    red = ("h", 2, exit_row, SIZE - 2)
+    cars = [red]
+    occupied = sum(_bit(cell) for cell in _car_cells(red))
+
+    def place(car: _Car) -> None:
+        nonlocal occupied
+        mask = sum(_bit(cell) for cell in _car_cells(car))
+        if not mask & occupied:
+            cars.append(car)
+            occupied |= mask
+
+    columns = list(range(SIZE - 2))
+    for _ in range(1 + int(next(draws) * 2)):
+        col = columns.pop(int(next(draws) * len(columns)))
+        length = 3 if next(draws) < 0.4 else 2
+        first, last = max(0, exit_row - length + 1), min(exit_row, SIZE - length)
+        place(("v", length, col, first + int(next(draws) * (last - first + 1))))
+    for col in (SIZE - 2, SIZE - 1):
+        if next(draws) < 0.8:
+            length = 3 if next(draws) < 0.4 else 2
+            tops = [top for top in (exit_row - length, exit_row + 1) if 0 <= top <= SIZE - length]
+            place(("v", length, col, tops[int(next(draws) * len(tops))]))
+    row_mask = 0xFF << (exit_row * SIZE)
+    free = [(car, mask) for car, mask in _PLACEMENTS if not mask & (occupied | row_mask)]
+    while free and len(cars) < 1 + len(OTHER_IDS):
+        orientation = "v" if next(draws) < 0.4 else "h"
+        length = 3 if next(draws) < 0.4 else 2
+        kind = [p for p in free if p[0][0] == orientation and p[0][1] == length] or free
+        car, mask = kind[int(next(draws) * len(kind))]
+        cars.append(car)
+        free = [p for p in free if not p[1] & mask]
+    return cars
+
+
+def _from_cluster(
+    exit_row: int, cars: list[_Car], difficulty: str, target: int, rng: np.random.Generator
+) -> ParkingState | None:
+    """A state of ``cars``' cluster in the bucket, ``target`` slides from the goal if it can."""
+    low, high = BUCKETS[difficulty]
+    search = _Search(cars)
+    if 0 not in search.slots:
+        return None
+    red_shift = 3 * search.slots.index(0)
+    goal = SIZE - 2
+    others = [move for move in search.moves if move[0] != red_shift]
+    start = (search.key, search.occupied)
+    goals = [start]
+    seen = {search.key: 0}
+    frontier = goals
+    while frontier:  # goal positions: R parked, the others slide
+        frontier = _expand(frontier, others, seen, 0)
+        goals += frontier
+        if len(goals) > GOAL_CAP:
+            return None
+    layers: list[list[tuple[int, int]]] = []
+    for _ in range(4):  # a goal position met later (R backed out and came back) restarts
+        seen = dict.fromkeys((key for key, _ in goals), 0)
+        layers, frontier, count, late = [goals], goals, len(goals), []
+        while frontier and len(layers) <= target and count <= CLUSTER_CAP:
+            frontier = _expand(frontier, search.moves, seen, len(layers))
+            late = [p for p in frontier if (p[0] >> red_shift) & 7 == goal]
+            if late:
+                break
+            if frontier:
+                layers.append(frontier)
+                count += len(frontier)
+        if not late:
+            break
+        seen = dict.fromkeys((key for key, _ in goals), 0)
+        frontier = [p for p in late if p[0] not in seen]
+        for key, _ in frontier:
+            seen[key] = 0
+        goals = goals + frontier
+        while frontier:
+            frontier = _expand(frontier, others, seen, 0)
+            goals += frontier
+            if len(goals) > 4 * GOAL_CAP:
+                return None
+    else:
+        return None
+    deepest = min(len(layers) - 1, high)
+    for depth in range(deepest, max(low, deepest - 2) - 1, -1):  # the deepest three layers
+        layer = layers[depth]
+        for index in rng.choice(len(layer), size=min(len(layer), CANDIDATES), replace=False).tolist():
+            offsets = search.offsets(layer[index][0])
+            if _blockers(exit_row, cars, offsets) < MIN_BLOCKERS[difficulty]:
+                continue
+            state = _state(exit_row, cars, offsets)
+            solution = solve(state)
+            if solution is None or not low <= solution.optimal_length <= high:
+                continue
+            if len({vid for vid, _ in solution.answer} - {RED}) >= MIN_MOVERS[difficulty]:
+                return state
+    return None
+
+
+def _blockers(exit_row: int, cars: list[_Car], offsets: list[int]) -> int:
+    """How many cars stand in ``R``'s corridor (exit row, right of ``R``)."""
+    red_end = offsets[0] + cars[0][1]
+    count = 0
+    for (orientation, length, fixed, _), offset in zip(cars[1:], offsets[1:]):
+        if orientation == "v":
+            count += red_end <= fixed and offset <= exit_row < offset + length
+        else:
+            count += fixed == exit_row and offset >= red_end
+    return count
+
+
+def _state(exit_row: int, cars: list[_Car], offsets: list[int]) -> ParkingState:
+    """The state of ``cars`` at ``offsets``; other ids go A, B, ... in reading order."""
+    placed = [
+        (_cell_of(orientation, fixed, offset), length, orientation)
+        for (orientation, length, fixed, _), offset in zip(cars, offsets)
+    ]
+    red = Vehicle(RED, *placed[0][0], placed[0][1], "h")
+    rest = sorted(placed[1:])
+    vehicles = [
+        Vehicle(vid, r, c, length, orientation)  # type: ignore[arg-type]
+        for vid, ((r, c), length, orientation) in zip(OTHER_IDS, rest)
+    ]
+    return ParkingState(exit_row, tuple(sorted(vehicles + [red], key=lambda v: v.id)))
+
+
+# ---------------------------------------------------------------------------- renderer
+
+_CELL: Final = GEOMETRY.cell_px
+_INSET: Final = 4
+_RADIUS: Final = 12
+_LETTER_PX: Final = 28
+
+
+def _shade(rgb: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
+    return (int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
+
+
+@functools.cache
+def _background(exit_row: int) -> Image.Image:
+    """The lot: dark walls around the board, an opening with an arrow at the exit."""
+    image = Image.new("RGB", GEOMETRY.size, FRAME_RGB)
+    draw = ImageDraw.Draw(image)
+    left, top = GEOMETRY.margin_left, GEOMETRY.margin_top
+    draw.rectangle((left, top, left + SIZE * _CELL - 1, top + SIZE * _CELL - 1), fill=BOARD_RGB)
+    x0 = left + SIZE * _CELL
+    x1 = GEOMETRY.size[0] - 1
+    y0 = top + exit_row * _CELL
+    draw.rectangle((x0, y0 + _INSET, x1, y0 + _CELL - 1 - _INSET), fill=BOARD_RGB)
+    mid = y0 + _CELL // 2
+    draw.polygon(
+        [
+            (x0 + 10, mid - 9),
+            (x0 + 30, mid - 9),
+            (x0 + 30, mid - 18),
+            (x0 + 48, mid),
+            (x0 + 30, mid + 18),
+            (x0 + 30, mid + 9),
+            (x0 + 10, mid + 9),
+        ],
+        fill=EXIT_RGB,
+    )
+    return image
+
+
+@functools.cache
+def _sprite(vid: str, orientation: str, length: int) -> tuple[Image.Image, Image.Image]:
+    """A vehicle as an RGB image and its mask: a rounded bar with its letter on it."""
+    width, height = (length * _CELL, _CELL) if orientation == "h" else (_CELL, length * _CELL)
+    colour = PALETTE[vid]
+    sprite = Image.new("RGB", (width, height), colour)
+    mask = Image.new("L", (width, height), 0)
+    box = (_INSET, _INSET, width - 1 - _INSET, height - 1 - _INSET)
+    ImageDraw.Draw(mask).rounded_rectangle(box, radius=_RADIUS, fill=255)
+    draw = ImageDraw.Draw(sprite)
+    draw.rounded_rectangle(box, radius=_RADIUS, fill=colour, outline=_shade(colour, 0.55), width=2)
+    light = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 150
+    text = (20, 20, 20) if light else (255, 255, 255)
+    # the letter sits where the first two cells meet: clear of the cell-centre labels of the oracle aid
+    draw_centered_text(draw, (_CELL, _CELL // 2) if orientation == "h" else (_CELL // 2, _CELL), vid, _LETTER_PX, text)
+    return sprite, mask
+
+
+def render(state: ParkingState) -> Image.Image:
+    """The board as a model sees it: walls with the exit opening and arrow on the right,
+    every vehicle a coloured rounded bar with its letter, the red car ``R`` in red.
+
+    Example:
+        >>> render(from_ascii(["RR......>"] + ["........"] * 7)).size
+        (584, 544)
+    """
+    image = _background(state.exit_row).copy()
+    for v in state.vehicles:
+        sprite, mask = _sprite(v.id, v.orientation, v.length)
+        x0, y0, _, _ = GEOMETRY.cell_box((v.row, v.col))
+        image.paste(sprite, (x0, y0), mask)
+    return image
+
+
+# ---------------------------------------------------------------------------- answers
+
+
+def parse_answer(text: str) -> tuple[Step, ...]:
+    """The steps of the last ``<ANSWER_JSON>[...]</ANSWER_JSON>`` in ``text``.
+
+    Each step is an object ``{"car": id, "direction": d}`` (keys case-insensitive, extra
+    keys ignored); ids are one letter, any case; directions take the ``u d l r`` forms.
+
+    Raises:
+        AnswerError: ``no_answer`` (no tagged answer), ``bad_format`` (not a list of such
+            objects, a car that is not one letter, or more than 1000 steps),
+            ``unknown_action`` (not a direction).
+
+    Example:
+        >>> parse_answer("<answer_json>[{'car': 'a', 'direction': 'U'},]</answer_json>")
+        (('A', 'up'),)
+    """
+    if not isinstance(text, str):
+        raise AnswerError("no_answer", f"expected text, got {type(text).__name__}")
+    payload = last_tagged(text, ANSWER_TAG)
+    if payload is None:
+        raise AnswerError("no_answer", f"no <{ANSWER_TAG}>...</{ANSWER_TAG}> found")
+    try:
+        value = load_lenient(payload)
+    except (IndexError, ValueError, TypeError, RecursionError, OverflowError) as e:
+        # vgau_data.answers can raise IndexError on a truncated object such as "[{"
+        raise AnswerError("bad_format", f"unreadable payload: {type(e).__name__}") from e
+    if not isinstance(value, list):
+        raise AnswerError("bad_format", 'the answer must be a JSON list of {"car": ..., "direction": ...}')
+    if len(value) > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_ANSWER_STEPS})")
+    steps = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise AnswerError("bad_format", 'every step must be an object {"car": ..., "direction": ...}')
+        fields = {str(key).strip().lower(): field for key, field in item.items()}
+        car, direction = fields.get("car"), fields.get("direction")
+        if not isinstance(car, str) or not isinstance(direction, str):
+            raise AnswerError("bad_format", 'every step needs a string "car" and a string "direction"')
+        car = car.strip().upper()
+        if len(car) != 1 or not ("A" <= car <= "Z"):
+            raise AnswerError("bad_format", f"a car is one letter A-Z, got {car!r:.20}")
+        steps.append((car, parse_direction(direction)))
+    return tuple(steps)
+
+
+def answer_payload(answer: Sequence[Step]) -> str:
+    """The JSON list stored in the dataset's ``solution`` column.
+
+    Example:
+        >>> answer_payload([("A", "up"), ("R", "right")])
+        '[{"car":"A","direction":"up"},{"car":"R","direction":"right"}]'
+    """
+    return canonical_json([{"car": car, "direction": direction} for car, direction in answer])
+
+
+def format_answer(answer: Sequence[Step]) -> str:
+    """The answer in SPEC §3's format, tags included.
+
+    Example:
+        >>> format_answer([("B", "down")])
+        '<ANSWER_JSON>[{"car":"B","direction":"down"}]</ANSWER_JSON>'
+    """
+    return f"<{ANSWER_TAG}>{answer_payload(answer)}</{ANSWER_TAG}>"
+
+
+# ---------------------------------------------------------------------------- prompts
+
+_RULES = """\
+The image shows a Rush Hour parking puzzle on an 8x8 grid of square cells.
+Legend: every vehicle is a coloured bar with rounded corners that covers 2 or 3 cells, \
+either in one row (a horizontal vehicle) or in one column (a vertical vehicle), and is \
+labelled with its letter. The red car R is horizontal. The dark frame is the wall of \
+the parking lot; the gap in the right wall marked by a green arrow is the exit, at the \
+end of the red car's row. Grey cells are empty.
+Cells are named (r,c): r is the row and c the column, both 0-based, (0,0) is the top-left \
+cell, r grows downward and c grows rightward.
+Rules: one step slides one vehicle by exactly one cell along its own direction: \
+horizontal vehicles move left or right, vertical vehicles move up or down. A vehicle can \
+only slide into an empty cell and never leaves the board (the red car does not drive out \
+through the exit either). Sliding a vehicle by two cells takes two steps.
+Goal: move the red car R to the exit, so that its rightmost cell is in column 7 (the last \
+column, next to the exit), in as few steps as possible; the shortest solution is wanted.
+Answer format: a JSON list of steps, each {"car": letter, "direction": "up", "down", \
+"left" or "right"}, wrapped in <ANSWER_JSON> tags, for example \
+<ANSWER_JSON>[{"car":"B","direction":"up"},{"car":"R","direction":"right"}]</ANSWER_JSON>"""
+
+
+def question(state: ParkingState, style: QuestionStyle) -> str:
+    """The prompt for ``text_cot`` (reason, then answer) or ``direct`` (answer only).
+
+    The prompt depends only on ``style``: the board is in the image.
+
+    Example:
+        >>> "<ANSWER_JSON>" in question(from_ascii(["RR......>"] + ["........"] * 7), "direct")
+        True
+    """
+    form = f'<{ANSWER_TAG}>[{{"car":"A","direction":"up"}},...]</{ANSWER_TAG}>'
+    if style == "text_cot":
+        return (
+            f"{_RULES}\n\nThink step by step: find the red car and the vehicles in its way to the "
+            "exit, work out which vehicles must move first to clear them, and check every slide "
+            f"against the occupied cells. Then give your final answer on the last line in exactly "
+            f"this format: {form}"
+        )
+    if style == "direct":
+        return f"{_RULES}\n\nAnswer with the step list only, in exactly this format and with no other text: {form}"
+    raise ValueError(f"unknown question style {style!r}; choose 'text_cot' or 'direct'")
+
+
+def random_answer(state: ParkingState, rng: np.random.Generator) -> tuple[Step, ...]:
+    """4 to 30 random slides, each of a vehicle on the board along its own axis (baseline).
+
+    Example:
+        >>> len(random_answer(from_ascii(["RR......>"] + ["........"] * 7), np.random.default_rng(0))) >= 4
+        True
+    """
+    length = int(rng.integers(4, 31))
+    steps: list[Step] = []
+    for k, side in zip(rng.integers(len(state.vehicles), size=length), rng.integers(2, size=length)):
+        v = state.vehicles[int(k)]
+        options: tuple[Direction, Direction] = ("left", "right") if v.orientation == "h" else ("up", "down")
+        steps.append((v.id, options[int(side)]))
+    return tuple(steps)
+
+
+def _episode_answer(initial_state: ParkingState, steps: Sequence[Step]) -> tuple[Step, ...]:
+    return tuple(steps)
+
+
+def _solve(state: ParkingState) -> Solution | None:
+    return solve(state)
+
+
+SPEC = FamilySpec(
+    name=NAME,
+    buckets=BUCKETS,
+    geometry=GEOMETRY,
+    dashed_grid=False,
+    unique_length=False,
+    from_json=from_json,
+    to_json=to_json,
+    generate=generate,
+    solve=_solve,
+    replay=replay,
+    trajectory=trajectory,
+    render=render,
+    parse_answer=parse_answer,
+    format_answer=format_answer,
+    answer_payload=answer_payload,
+    question=question,
+    random_answer=random_answer,
+    apply_step=apply_step,
+    is_goal=is_goal,
+    parse_steps=parse_answer,
+    format_steps=format_answer,
+    episode_answer=_episode_answer,
+)
