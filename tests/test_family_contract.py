@@ -41,8 +41,8 @@ def test_family__buckets_match_spec(spec: FamilySpec) -> None:
     assert {d: tuple(r) for d, r in spec.buckets.items()} == SPEC_BUCKETS[spec.name]
     for difficulty, (low, high) in SPEC_BUCKETS[spec.name].items():
         assert spec.bucket_of(low) == spec.bucket_of(high) == difficulty
-    gaps = [n for n in range(1, 40) if spec.bucket_of(n) is None]
-    assert SPEC_BUCKETS[spec.name]["easy"][1] + 1 in gaps
+    covered = {n for low, high in SPEC_BUCKETS[spec.name].values() for n in range(low, high + 1)}
+    assert [n for n in range(0, 45) if spec.bucket_of(n) is None] == [n for n in range(0, 45) if n not in covered]
 
 
 @pytest.mark.parametrize(("spec", "difficulty"), CASES)
