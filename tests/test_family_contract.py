@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vgau_data.oracle_aids import annotate, oracle_aid
-from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec
+from vgau_data.puzzles.base import DELTAS, DIFFICULTIES, FamilySpec
 from vgau_data.registry import FAMILIES
 from vgau_data.seeding import instance_seed, rng_for
 
@@ -85,18 +85,26 @@ def test_family__answer_text_round_trips(spec: FamilySpec, difficulty: str, inst
     assert spec.parse_answer(spec.format_answer(random_answer)) == tuple(random_answer)
 
 
+def oracle_episode_steps(spec: FamilySpec, state: Any, solution: Any) -> tuple[Any, ...]:
+    """The per-turn steps an interactive oracle takes: the answer, or path's marker moves."""
+    if spec.name != "path":
+        return spec.parse_steps(spec.format_steps(solution.answer))
+    positions = [state.start] + [s.position for s in spec.trajectory(state, solution.answer)]
+    names = {delta: name for name, delta in DELTAS.items()}
+    return tuple(names[(b[0] - a[0], b[1] - a[1])] for a, b in zip(positions, positions[1:]))
+
+
 @pytest.mark.parametrize(("spec", "difficulty"), CASES)
 def test_family__episode_of_the_oracle_steps_scores_like_the_answer(spec: FamilySpec, difficulty: str, instances) -> None:
     state, solution = instances[(spec.name, difficulty)]
-    trajectory = spec.trajectory(state, solution.answer)
-    if spec.name == "path":
-        pytest.skip("path's episode steps are marker moves, not labels; test_path covers episode_answer")
-    steps = spec.parse_steps(spec.format_steps(solution.answer))
+    steps = oracle_episode_steps(spec, state, solution)
+    assert spec.parse_steps(spec.format_steps(steps)) == steps
     assert spec.episode_answer(state, steps) == tuple(solution.answer)
     current = state
-    for step, expected in zip(steps, trajectory):
+    for step, expected in zip(steps, spec.trajectory(state, solution.answer), strict=True):
         current = spec.apply_step(current, step)
         assert current == expected
+    assert spec.is_goal(current)
 
 
 @pytest.mark.parametrize("spec", FAMILY_PARAMS)
