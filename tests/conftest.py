@@ -1,8 +1,23 @@
-"""Shared test options: ``--run-slow`` enables the long fuzz and full-size runs."""
+"""Shared test setup: a private `datasets` cache, and ``--run-slow`` for long runs.
+
+`datasets` (5.2) caches a local dataset folder under its base name and config only, so a
+folder rebuilt with other contents, or another folder with the same name, loads stale
+rows from ``~/.cache``. Every test session therefore gets an empty cache of its own.
+"""
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
+
+_CACHE = tempfile.TemporaryDirectory(prefix="vgau-hf-datasets-")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ["HF_DATASETS_CACHE"] = _CACHE.name
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -110,3 +110,17 @@ def test_build__rejects_unknown_families_and_bad_counts(tmp_path: Path) -> None:
         build_dataset(tmp_path, families=["tetris"], progress=False)
     with pytest.raises(ValueError, match="unknown difficulties"):
         build_dataset(tmp_path, counts={"expert": 1}, progress=False)
+
+
+def test_build__a_rebuilt_folder_loads_fresh_rows_from_our_loader(tmp_path: Path) -> None:
+    """`datasets` caches local folders by name; `load_puzzles` must never serve stale rows."""
+    from vgau_data.builders import load_puzzles
+
+    folder = tmp_path / "puzzles"
+    states = []
+    for seed in (5, 6):
+        build_dataset(folder, seed=seed, families=["maze"], counts={"easy": 1, "medium": 0, "hard": 0}, progress=False)
+        rows = load_puzzles(folder, "maze")
+        states.append(rows["state"][0])
+    assert states[0] != states[1]
+    assert rows[0]["image"].mode == "RGB" and len(rows[0]["oracle_states"]) == rows[0]["optimal_length"]
