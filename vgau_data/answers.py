@@ -9,6 +9,8 @@ fails as ``bad_format`` instead of raising something else.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import Any
 
@@ -24,6 +26,7 @@ _FENCE = re.compile(r"```[A-Za-z0-9_+-]*")
 _BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None, "none": None}
+_STRICT = json.JSONDecoder()
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", '"': '"', "'": "'"}
 
 
@@ -68,8 +71,30 @@ def load_lenient(payload: str) -> Any:
     start = _first_value_start(payload)
     if start < 0:
         raise AnswerError("bad_format", "no JSON value")
+    try:  # fast path: honest answers are strict JSON, which the C decoder reads ~10x faster
+        value, _ = _STRICT.raw_decode(payload, start)
+    except (ValueError, RecursionError):
+        pass
+    else:
+        if _within_limits(value, 1):
+            return value
     value, _ = read_value(payload, start)
     return value
+
+
+def _within_limits(value: Any, depth: int) -> bool:
+    """The strict reading is what the lenient reader would return (same depth and number caps)."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(value, list):
+        return all(_within_limits(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(_within_limits(item, depth + 1) for item in value.values())
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return True
+    if isinstance(value, int):
+        return len(str(value)) <= MAX_NUMBER_CHARS
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def _first_value_start(text: str) -> int:

@@ -1,0 +1,20 @@
+"""The scoring modules stay light: no heavy optional dependency is imported with them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+MODULES = ("scoring", "submission", "references", "results", "baselines", "tables", "plots", "convert", "space")
+HEAVY = ("torch", "transformers", "evaluate", "datasets", "matplotlib", "pandas")
+
+
+def test_metrics_modules__import_nothing_heavy() -> None:
+    code = (
+        "import sys\n"
+        + "".join(f"import vgau_data.metrics.{name}\n" for name in MODULES)
+        + "import vgau_data.cli.score, vgau_data.cli.baseline, vgau_data.cli.convert, vgau_data.cli.publish_metric\n"
+        + f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr

@@ -1,0 +1,87 @@
+"""The shipped evaluate module: loads offline from package data and agrees with the Python API."""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vgau_data.metrics import METRIC_NAME, solver_accuracy_path
+from vgau_data.metrics.baselines import make_baseline
+from vgau_data.metrics.references import ReferenceSet
+from vgau_data.metrics.results import protocol_results, score_submission
+from vgau_data.metrics.scoring import score_batch
+
+evaluate = pytest.importorskip("evaluate")
+SCRIPT = Path(solver_accuracy_path()) / f"{METRIC_NAME}.py"
+AGGREGATE_KEYS = (
+    "n", "optimal_accuracy", "feasible_accuracy", "parse_rate", "per_family", "per_family_difficulty", "errors"
+)
+
+
+@pytest.fixture(scope="module")
+def metric() -> Any:
+    return evaluate.load(solver_accuracy_path(), keep_in_memory=True)
+
+
+def inputs(references: ReferenceSet, kind: str) -> tuple[list[str | None], list[str]]:
+    submission = make_baseline(kind, references)
+    return [r.output for r in submission.records], [row.reference_json() for row in references.rows]
+
+
+def test_script__follows_the_evaluate_loading_rules() -> None:
+    assert SCRIPT.parent.name == SCRIPT.stem == METRIC_NAME
+    for line in SCRIPT.read_text(encoding="utf-8").splitlines():
+        if re.match(r"(import|from)\s", line):
+            assert "#" not in line, f"trailing comment on an import line breaks evaluate.load: {line!r}"
+            assert not re.match(r"import\s+\S+\s*,", line), f"one import per line: {line!r}"
+            assert not line.startswith("from ."), "relative imports are copied away from the package"
+    for name in ("README.md", "requirements.txt"):
+        assert (SCRIPT.parent / name).is_file()
+
+
+def test_load__oracle_scores_one_and_empty_zero(metric: Any, references: ReferenceSet) -> None:
+    predictions, refs = inputs(references, "oracle")
+    result = metric.compute(predictions=predictions, references=refs, return_details=True)
+    assert result["optimal_accuracy"] == result["feasible_accuracy"] == result["parse_rate"] == 1.0
+    assert type(result["optimal_accuracy"]) is float
+    assert [d["id"] for d in result["details"]] == [row.id for row in references.rows]
+    predictions, refs = inputs(references, "empty")
+    result = metric.compute(predictions=predictions, references=refs)
+    assert result["optimal_accuracy"] == 0.0 and "details" not in result
+    assert result["errors"] == {"no_answer": len(refs)}
+
+
+def test_load__equals_score_batch_and_the_submission_scorer(metric: Any, references: ReferenceSet) -> None:
+    predictions, refs = inputs(references, "random")
+    predictions[0] = ""
+    from_metric = metric.compute(predictions=predictions, references=refs, return_details=True)
+    assert from_metric == score_batch(predictions, refs, return_details=True)
+    submission = make_baseline("random", references)
+    from_cli_api = protocol_results(score_submission(submission, references))[2]["direct"]
+    from_metric = metric.compute(predictions=[r.output for r in submission.records], references=refs)
+    for key in AGGREGATE_KEYS:
+        assert from_metric[key] == from_cli_api[key], key
+
+
+def test_load__add_batch_then_compute(metric: Any, references: ReferenceSet) -> None:
+    predictions, refs = inputs(references, "oracle")
+    half = len(refs) // 2
+    metric.add_batch(predictions=predictions[:half], references=refs[:half])
+    metric.add_batch(predictions=predictions[half:], references=refs[half:])
+    assert metric.compute()["optimal_accuracy"] == 1.0
+
+
+def test_docstring_example__runs() -> None:
+    globs: dict = {}
+    exec(compile(SCRIPT.read_text(encoding="utf-8"), str(SCRIPT), "exec"), globs)
+    finder = doctest.DocTestFinder()
+    tests = finder.find(globs["_KWARGS_DESCRIPTION"], "solver_accuracy._KWARGS_DESCRIPTION", globs={})
+    runner = doctest.DocTestRunner()
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).attempted >= 8
+    assert runner.summarize(verbose=False).failed == 0

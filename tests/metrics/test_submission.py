@@ -1,0 +1,205 @@
+"""The submission format: reader, writer, and agreement with the shipped JSON Schema."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from vgau_data.errors import SubmissionError
+from vgau_data.metrics import submission_schema_path
+from vgau_data.metrics.submission import (
+    Submission,
+    SubmissionHeader,
+    SubmissionRecord,
+    header_problems,
+    base_protocol,
+    order_protocols,
+    read_submission,
+    record_problems,
+    write_submission,
+)
+
+FINGERPRINT = "ab" * 32
+HEADER = {
+    "vgau_submission": 1,
+    "model": "m",
+    "harness": "h 1.0",
+    "dataset": {"source": "vgau/puzzles", "revision": None, "fingerprint": FINGERPRINT},
+    "settings": {"temperature": 0.0},
+}
+RECORD = {"id": "maze-easy-0000", "protocol": "direct", "run": 0, "output": "<ANSWER_JSON>[]</ANSWER_JSON>"}
+
+
+def lines(*objs: object) -> list[str]:
+    return [json.dumps(obj) for obj in objs]
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(Path(submission_schema_path()).read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+GOOD_HEADERS = [
+    HEADER,
+    {**HEADER, "created": "2026-11-29T12:00:00Z", "notes": "n"},
+    {k: v for k, v in HEADER.items() if k != "settings"},
+    {**HEADER, "dataset": {"source": "./local", "fingerprint": FINGERPRINT}},
+]
+BAD_HEADERS = [
+    {**HEADER, "vgau_submission": 2},
+    {**HEADER, "vgau_submission": True},
+    {**HEADER, "model": ""},
+    {**HEADER, "harness": 3},
+    {**HEADER, "extra": 1},
+    {**HEADER, "settings": []},
+    {**HEADER, "dataset": {"source": "x", "fingerprint": "AB" * 32}},
+    {**HEADER, "dataset": {"source": "x", "fingerprint": "ab" * 31}},
+    {**HEADER, "dataset": {"source": "x"}},
+    {**HEADER, "dataset": {"source": "", "fingerprint": FINGERPRINT}},
+    {**HEADER, "dataset": {"source": "x", "fingerprint": FINGERPRINT, "revision": 5}},
+    {**HEADER, "dataset": {"source": "x", "fingerprint": FINGERPRINT, "branch": "main"}},
+    {k: v for k, v in HEADER.items() if k != "model"},
+    [HEADER],
+]
+GOOD_RECORDS = [
+    RECORD,
+    {**RECORD, "output": None},
+    {**RECORD, "output": ""},
+    {**RECORD, "run": 2, "protocol": "oracle_vcot_fixed", "id": "klotski-hard-0049"},
+    {**RECORD, "meta": {"tokens": 12}},
+    {**RECORD, "protocol": "my_probe2"},
+]
+BAD_RECORDS = [
+    {**RECORD, "id": "maze-easy"},
+    {**RECORD, "id": "Maze-easy-0001"},
+    {**RECORD, "id": 7},
+    {**RECORD, "protocol": "Direct"},
+    {**RECORD, "protocol": "text-cot"},
+    {**RECORD, "run": -1},
+    {**RECORD, "run": 1000},
+    {**RECORD, "run": "0"},
+    {**RECORD, "run": True},
+    {**RECORD, "run": 0.5},
+    {**RECORD, "output": 3},
+    {**RECORD, "output": ["a"]},
+    {**RECORD, "meta": "x"},
+    {**RECORD, "outptu": "typo"},
+    {k: v for k, v in RECORD.items() if k != "output"},
+    "just a string",
+]
+
+
+@pytest.mark.parametrize("obj", GOOD_HEADERS)
+def test_header__valid_ones_pass_both_checks(obj: dict, validator: jsonschema.Draft202012Validator) -> None:
+    assert header_problems(obj) == []
+    assert validator.is_valid(obj)
+
+
+@pytest.mark.parametrize("obj", BAD_HEADERS)
+def test_header__invalid_ones_fail_both_checks(obj: object, validator: jsonschema.Draft202012Validator) -> None:
+    assert header_problems(obj)
+    assert not validator.is_valid(obj)
+
+
+@pytest.mark.parametrize("obj", GOOD_RECORDS)
+def test_record__valid_ones_pass_both_checks(obj: dict, validator: jsonschema.Draft202012Validator) -> None:
+    assert record_problems(obj) == []
+    assert validator.is_valid(obj)
+
+
+@pytest.mark.parametrize("obj", BAD_RECORDS)
+def test_record__invalid_ones_fail_both_checks(obj: object, validator: jsonschema.Draft202012Validator) -> None:
+    assert record_problems(obj)
+    assert not validator.is_valid(obj)
+
+
+def test_read__round_trips_through_write(tmp_path: Path) -> None:
+    records = (
+        SubmissionRecord("maze-easy-0000", "direct", 0, 'text "quoted"\n\u00e9\udc80 lone surrogate'),
+        SubmissionRecord("maze-easy-0001", "text_cot", 1, None, {"tokens": 3}),
+    )
+    header = SubmissionHeader("m", "h", "vgau/puzzles", FINGERPRINT, "deadbeef", {"t": 1})
+    for name in ("sub.jsonl", "sub.jsonl.gz"):
+        path = write_submission(tmp_path / name, Submission(header, records))
+        back = read_submission(path)
+        assert back.header == header
+        assert back.records == records
+    assert gzip.open(tmp_path / "sub.jsonl.gz").readline().startswith(b'{"vgau_submission": 1')
+
+
+def test_read__names_the_duplicate_lines() -> None:
+    message = r"line 4: duplicate of line 2 \(id=maze-easy-0000, protocol=direct, run=0\)"
+    with pytest.raises(SubmissionError, match=message):
+        read_submission(lines(HEADER, RECORD, {**RECORD, "run": 1}, {**RECORD, "output": "other"}))
+
+
+def test_read__same_id_in_other_protocol_or_run_is_no_duplicate() -> None:
+    sub = read_submission(lines(HEADER, RECORD, {**RECORD, "run": 1}, {**RECORD, "protocol": "text_cot"}))
+    assert len(sub.records) == 3
+    assert sub.protocols() == ["direct", "text_cot"]
+    assert sub.runs("direct") == [0, 1]
+
+
+def test_read__runs_are_zero_to_the_highest_present() -> None:
+    sub = read_submission(lines(HEADER, {**RECORD, "run": 2}))
+    assert sub.runs("direct") == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("text_lines", "message"),
+    [
+        ([], "empty file"),
+        (lines(RECORD), r"line 1 \(header\): header lacks 'vgau_submission'"),
+        (lines(HEADER, HEADER), "line 2: a second header"),
+        ([json.dumps(HEADER), "{not json"], "line 2: not valid JSON"),
+        ([json.dumps(HEADER), b"\xff\xfe"], "line 2: not UTF-8"),
+        (lines(HEADER, {**RECORD, "run": -3}), "line 2: run must be an integer"),
+        ([json.dumps(HEADER), "[" * 100_000 + "]" * 100_000], "line 2: not valid JSON"),
+        ([json.dumps(HEADER), '{"run": ' + "9" * 5000 + "}"], "line 2: not valid JSON"),
+    ],
+)
+def test_read__rejects_with_the_line_number(text_lines: list, message: str) -> None:
+    with pytest.raises(SubmissionError, match=message):
+        read_submission(text_lines)
+
+
+def test_read__lists_many_problems_but_caps_the_message() -> None:
+    bad = [json.dumps(HEADER)] + [json.dumps({**RECORD, "id": f"bad{i}"}) for i in range(50)]
+    with pytest.raises(SubmissionError) as info:
+        read_submission(bad)
+    text = str(info.value)
+    assert "50 problem(s)" in text
+    assert "line 2:" in text
+    assert "... and 30 more" in text
+
+
+def test_read__missing_file_is_a_submission_error(tmp_path: Path) -> None:
+    with pytest.raises(SubmissionError, match="does not exist"):
+        read_submission(tmp_path / "nope.jsonl")
+
+
+def test_order_protocols__known_first_in_table_order_variants_after_their_base() -> None:
+    names = ["self_vr", "b_probe", "oracle_vcot_fixed", "direct", "a_probe", "oracle_vcot_x2", "oracle_gta"]
+    names.append("oracle_vcot")
+    assert order_protocols(names) == [
+        "direct",
+        "oracle_gta",
+        "oracle_vcot",
+        "oracle_vcot_x2",
+        "oracle_vcot_fixed",
+        "self_vr",
+        "a_probe",
+        "b_probe",
+    ]
+
+
+def test_base_protocol__longest_known_prefix() -> None:
+    assert base_protocol("oracle_vcot_fixed_cap40") == "oracle_vcot_fixed"
+    assert base_protocol("oracle_vcotx") is None
+    assert base_protocol("text_cot") == "text_cot"

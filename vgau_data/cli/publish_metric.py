@@ -1,0 +1,36 @@
+"""``vgau-data publish-metric``: write the ``vgau/solver_accuracy`` Space folder, ready for upload."""
+
+from __future__ import annotations
+
+import argparse
+
+EPILOG = """examples:
+  vgau-data publish-metric space_solver_accuracy
+  vgau-data publish-metric space --requirement "vgau-data @ git+https://github.com/vgau/vgau_data@v0.1.0"
+
+then upload (needs a token with write access to the vgau organisation):
+  python -c "from huggingface_hub import HfApi; a = HfApi(); \\
+    a.create_repo('vgau/solver_accuracy', repo_type='space', space_sdk='gradio', exist_ok=True); \\
+    a.upload_folder(repo_id='vgau/solver_accuracy', repo_type='space', folder_path='space_solver_accuracy')"
+(evaluate-cli create is broken with huggingface_hub >= 1.0.)
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "publish-metric", help="write the solver_accuracy evaluate Space folder", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("dir", help="folder to write (script, README card, requirements.txt, app.py)")
+    parser.add_argument("--requirement", default=None,
+                        help="pip requirement installing vgau-data in the Space (default: vgau-data==<this version>)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vgau_data.metrics.space import SPACE_ID, write_metric_space
+
+    for path in write_metric_space(args.dir, requirement=args.requirement):
+        print(f"wrote {path}")
+    print(f"ready to upload to the Space {SPACE_ID} (see --help for the command)")
+    return 0

@@ -1,0 +1,91 @@
+"""``vgau-data score``: validate a submission, score it, print Table-1-style tables, write results.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vgau_data.metrics.submission import Submission
+
+EPILOG = """examples:
+  vgau-data score submission.jsonl --dataset vgau_puzzles
+  vgau-data score submission.jsonl.gz --dataset vgau/puzzles --out results.json --plot
+  vgau-data baseline --kind oracle --dataset vgau_puzzles --out oracle.jsonl && \\
+    vgau-data score oracle.jsonl --dataset vgau_puzzles
+
+Every dataset row counts in every (protocol, run) present: rows left out score as failed
+('missing'). Unknown ids, duplicate (id, protocol, run) lines and a dataset fingerprint
+other than the one in the header are errors (exit status 2).
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "score", help="score a submission file against the dataset", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("submission", help="submission JSONL file (.jsonl or .jsonl.gz), see submission.schema.json")
+    parser.add_argument("--dataset", required=True, help="built dataset folder or Hub repo id (e.g. vgau/puzzles)")
+    parser.add_argument("--revision", default=None, help="Hub revision of the dataset (repo ids only)")
+    parser.add_argument("--out", default=None, help="write results.json here")
+    parser.add_argument("--details", default=None, help="also write per-row verdicts (JSONL) here")
+    parser.add_argument("--plot", action="store_true", help="write a bar chart PNG per protocol (needs matplotlib)")
+    parser.add_argument("--plot-dir", default=None, help="folder for the PNGs (default: next to --out, else '.')")
+    parser.add_argument("--families", nargs="+", default=None, metavar="FAMILY",
+                        help="score only these families' rows (the results record the subset)")
+    parser.add_argument("--allow-fingerprint-mismatch", action="store_true",
+                        help="score even if the submission was made on another dataset build (warns)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vgau_data.metrics.references import load_references
+    from vgau_data.metrics.results import protocol_results, score_submission
+    from vgau_data.metrics.submission import read_submission
+    from vgau_data.metrics.tables import format_report
+
+    submission = read_submission(args.submission)
+    references = load_references(args.dataset, revision=args.revision)
+    if args.families:
+        references = references.subset(args.families)
+        submission = _only_families(submission, set(references.families))
+    details: dict[str, list[list[dict[str, Any]]]] | None = {} if args.details else None
+    results = score_submission(
+        submission, references, allow_fingerprint_mismatch=args.allow_fingerprint_mismatch, details=details
+    )
+    model, meta, protocols = protocol_results(results)
+    print(format_report(model, protocols, meta["warnings"]))
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        print(f"\nwrote {out}", file=sys.stderr)
+    if details is not None:
+        _write_details(Path(args.details), details)
+        print(f"wrote {args.details}", file=sys.stderr)
+    if args.plot:
+        from vgau_data.metrics.plots import plot_results
+
+        plot_dir = Path(args.plot_dir) if args.plot_dir else (Path(args.out).parent if args.out else Path("."))
+        for path in plot_results(model, protocols, plot_dir, families=references.families):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _only_families(submission: Submission, families: set[str]) -> Submission:
+    from dataclasses import replace
+
+    return replace(submission, records=tuple(r for r in submission.records if r.id.split("-", 1)[0] in families))
+
+
+def _write_details(path: Path, details: dict[str, list[list[dict[str, Any]]]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for protocol, runs in details.items():
+            for run, verdicts in enumerate(runs):
+                for verdict in verdicts:
+                    handle.write(json.dumps({"protocol": protocol, "run": run, **verdict}) + "\n")

@@ -1,0 +1,81 @@
+"""Bar charts of scored results: one PNG per protocol, bars by family and difficulty.
+
+matplotlib is the optional extra ``plot``; it is imported here only, with the Agg
+backend, so nothing opens a window and servers without a display work.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vgau_data.errors import MissingDependencyError
+from vgau_data.puzzles.base import DIFFICULTIES
+
+DIFFICULTY_COLOURS: Mapping[str, str] = {"easy": "#4daf4a", "medium": "#ff7f00", "hard": "#e41a1c"}
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError as error:
+        raise MissingDependencyError("matplotlib missing: pip install 'vgau_data[plot]'") from error
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def safe_name(text: str) -> str:
+    """A file-name-safe form of a model or protocol name.
+
+    Example:
+        >>> safe_name("Qwen/Qwen2.5-VL 7B")
+        'Qwen_Qwen2.5-VL_7B'
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
+
+
+def plot_protocol(
+    model: str, protocol: str, result: Mapping[str, Any], out_path: str | Path, *, families: Sequence[str] | None = None
+) -> Path:
+    """One grouped bar chart: x = family, bars = easy/medium/hard optimal accuracy; feasible as outlines."""
+    plt = _pyplot()
+    per_cell = result.get("per_family_difficulty", {})
+    names = list(families) if families is not None else list(per_cell)
+    width = 0.26
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(names) + 2), 3.6), dpi=100)
+    for offset, difficulty in enumerate(DIFFICULTIES):
+        xs = [i + (offset - 1) * width for i in range(len(names))]
+        optimal = [100 * per_cell.get(n, {}).get(difficulty, {}).get("optimal_accuracy", 0.0) for n in names]
+        feasible = [100 * per_cell.get(n, {}).get(difficulty, {}).get("feasible_accuracy", 0.0) for n in names]
+        colour = DIFFICULTY_COLOURS[difficulty]
+        ax.bar(xs, feasible, width, fill=False, edgecolor=colour, linestyle="--", linewidth=0.8)
+        ax.bar(xs, optimal, width, color=colour, label=difficulty)
+    ax.set_xticks(range(len(names)), names)
+    ax.set_ylim(0, 118)
+    ax.set_ylabel("optimal accuracy (%)\n(dashed: feasible)")
+    runs = int(result.get("runs", 1))
+    overall = 100 * float(result.get("optimal_accuracy", 0.0))
+    ax.set_title(f"{model} / {protocol}: {overall:.1f}% optimal" + (f" (mean of {runs} runs)" if runs > 1 else ""))
+    ax.legend(loc="upper right", fontsize=8, ncols=3)
+    fig.tight_layout()
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out_path)
+    plt.close(fig)
+    return out_path
+
+
+def plot_results(
+    model: str, results: Mapping[str, Mapping[str, Any]], out_dir: str | Path, *, families: Sequence[str] | None = None
+) -> list[Path]:
+    """``plot_protocol`` for every protocol; files are ``<model>_<protocol>.png`` in ``out_dir``."""
+    out_dir = Path(out_dir)
+    paths = []
+    for protocol, result in results.items():
+        path = out_dir / f"{safe_name(model)}_{safe_name(protocol)}.png"
+        paths.append(plot_protocol(model, protocol, result, path, families=families))
+    return paths

@@ -1,0 +1,126 @@
+"""A whole submission -> the ``results.json`` structure.
+
+::
+
+    {model: {"META": {...provenance, counts, warnings...},
+             protocol: {optimal_accuracy, feasible_accuracy, parse_rate, n,
+                        optimal_accuracy_std, feasible_accuracy_std, parse_rate_std,
+                        runs, per_run, per_family, per_family_difficulty, errors, missing}}}
+
+Every dataset row counts in every run of every protocol: a row the submission leaves
+out is a failed verdict with error ``missing``, so leaving out hard rows can never raise
+a score. A protocol's numbers are ``mean_over_runs`` of its runs' aggregates (runs are
+``0..k-1``; a run index that never appears for a protocol counts all its rows missing).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from vgau_data import __version__
+from vgau_data.metrics.references import ReferenceSet
+from vgau_data.metrics.scoring import Verdict, aggregate, mean_over_runs, score_answer
+from vgau_data.metrics.submission import Submission, check_against
+
+META_KEY = "META"
+MISSING = "missing"
+"""Error code of a row the submission leaves out (not a SPEC §3 code: nothing was parsed)."""
+
+
+def missing_verdict(row_id: str, task: str, difficulty: str) -> Verdict:
+    return Verdict(row_id, task, difficulty, False, False, False, 0, MISSING, None)
+
+
+def score_run(outputs: dict[str, str | None], references: ReferenceSet) -> list[Verdict]:
+    """Verdicts for every dataset row, in dataset order; absent ids are ``missing``."""
+    verdicts = []
+    for row in references.rows:
+        if row.id in outputs:
+            verdicts.append(score_answer(outputs[row.id], row.reference))
+        else:
+            verdicts.append(missing_verdict(row.id, row.task, row.difficulty))
+    return verdicts
+
+
+def score_submission(
+    submission: Submission,
+    references: ReferenceSet,
+    *,
+    allow_fingerprint_mismatch: bool = False,
+    details: dict[str, list[list[dict[str, Any]]]] | None = None,
+) -> dict[str, Any]:
+    """Check ``submission`` against ``references`` and score every protocol and run.
+
+    Args:
+        details: when given, filled with ``{protocol: [run -> [verdict dict per row]]}``.
+
+    Raises:
+        SubmissionError / FingerprintMismatchError: see ``submission.check_against``.
+    """
+    warnings = check_against(submission, references, allow_fingerprint_mismatch=allow_fingerprint_mismatch)
+    wanted = set(references.ids)
+    outputs: dict[tuple[str, int], dict[str, str | None]] = defaultdict(dict)
+    for record in submission.records:
+        if record.id in wanted:
+            outputs[(record.protocol, record.run)][record.id] = record.output
+    model_result: dict[str, Any] = {}
+    n_rows = len(references.rows)
+    if not submission.records:
+        warnings.append("the submission has no records: nothing to score")
+    for protocol in submission.protocols():
+        runs: list[dict[str, Any]] = []
+        missing_per_run: list[int] = []
+        for run in submission.runs(protocol):
+            verdicts = score_run(outputs.get((protocol, run), {}), references)
+            runs.append(aggregate(verdicts))
+            missing_per_run.append(n_rows - len(outputs.get((protocol, run), {})))
+            if details is not None:
+                details.setdefault(protocol, []).append([v.to_dict() for v in verdicts])
+        result = mean_over_runs(runs)
+        result["missing"] = missing_per_run
+        if any(missing_per_run):
+            warnings.append(
+                f"{protocol}: {sum(missing_per_run)} missing row(s) over {len(runs)} run(s) scored as failed "
+                f"(per run: {missing_per_run})"
+            )
+        model_result[protocol] = result
+    header = submission.header
+    meta = {
+        "model": header.model,
+        "harness": header.harness,
+        "dataset": {
+            "source": references.source,
+            "revision": references.revision,
+            "fingerprint": references.fingerprint,
+            "submitted_source": header.dataset_source,
+            "submitted_revision": header.dataset_revision,
+            "submitted_fingerprint": header.fingerprint,
+        },
+        "settings": dict(header.settings),
+        "n_rows": n_rows,
+        "families": references.families,
+        "protocols": list(model_result),
+        "scorer": f"vgau_data {__version__}",
+        "warnings": warnings,
+    }
+    return {header.model: {META_KEY: meta, **model_result}}
+
+
+def protocol_results(results: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, dict[str, Any]]]:
+    """Unpack a one-model ``results.json``: ``(model, meta, {protocol: result})``."""
+    if len(results) != 1:
+        raise ValueError(f"expected the results of one model, got {len(results)}: {sorted(results)}")
+    (model, body), = results.items()
+    return model, body[META_KEY], {k: v for k, v in body.items() if k != META_KEY}
+
+
+def verdict_counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
+    """``optimal``, ``feasible``, ``parsed`` and ``n`` counts (for exact comparisons in tests)."""
+    return {
+        "n": len(verdicts),
+        "optimal": sum(v.optimal for v in verdicts),
+        "feasible": sum(v.feasible for v in verdicts),
+        "parsed": sum(v.parsed for v in verdicts),
+    }

@@ -1,0 +1,219 @@
+"""Scoring by replay: raw model text + SPEC §6 reference -> a verdict, and verdicts -> accuracies.
+
+Every entry point (the Python API, the ``evaluate`` module, ``vgau-data score``, the
+runners) goes through ``score_answer``, so a verdict means the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from vgau_data.errors import VgauError
+from vgau_data.puzzles.base import DIFFICULTIES, AnswerError
+from vgau_data.registry import FAMILIES, get_family
+
+logger = logging.getLogger(__name__)
+
+REFERENCE_KEYS: tuple[str, ...] = ("id", "task", "difficulty", "optimal_length", "state")
+
+
+class ReferenceError(VgauError, ValueError):
+    """A reference that is not the SPEC §6 row subset."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """How one answer fared on its instance.
+
+    ``parsed``: an answer was found and read; ``feasible``: every step legal and the goal
+    reached; ``optimal``: feasible with ``length == optimal_length``; ``error``: a SPEC §3
+    reason code (None when feasible); ``first_invalid_step``: 0-based index of the step
+    that failed (``length`` when the answer ended unsolved).
+    """
+
+    id: str
+    task: str
+    difficulty: str
+    parsed: bool
+    feasible: bool
+    optimal: bool
+    length: int
+    error: str | None
+    first_invalid_step: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """The SPEC §6 reference, read and checked once."""
+
+    id: str
+    task: str
+    difficulty: str
+    optimal_length: int
+    state: str
+
+
+def make_reference(row: Mapping[str, Any]) -> str:
+    """The SPEC §6 reference JSON string of a dataset row (extra columns are ignored).
+
+    Example:
+        >>> make_reference({"id": "maze-easy-0000", "task": "maze", "difficulty": "easy",
+        ...                 "optimal_length": 3, "state": "{}", "image": None})[:22]
+        '{"difficulty":"easy","'
+    """
+    missing = [key for key in REFERENCE_KEYS if key not in row]
+    if missing:
+        raise ReferenceError(f"row lacks the reference columns {missing}; it has {sorted(row)}")
+    return json.dumps({key: row[key] for key in REFERENCE_KEYS}, sort_keys=True, separators=(",", ":"))
+
+
+def read_reference(reference: str | Mapping[str, Any]) -> Reference:
+    """Check a reference (JSON string or dict) and return it typed."""
+    if isinstance(reference, str):
+        try:
+            reference = json.loads(reference)
+        except json.JSONDecodeError as error:
+            raise ReferenceError(f"reference is not JSON: {error}") from None
+    if not isinstance(reference, Mapping):
+        raise ReferenceError(f"reference must be a JSON object, got {type(reference).__name__}")
+    missing = [key for key in REFERENCE_KEYS if key not in reference]
+    if missing:
+        raise ReferenceError(f"reference lacks {missing}; expected keys {list(REFERENCE_KEYS)}")
+    optimal_length = reference["optimal_length"]
+    if not isinstance(optimal_length, int) or isinstance(optimal_length, bool) or optimal_length < 0:
+        raise ReferenceError(f"reference optimal_length must be a non-negative int, got {optimal_length!r}")
+    return Reference(
+        id=str(reference["id"]),
+        task=get_family(str(reference["task"])).name,
+        difficulty=str(reference["difficulty"]),
+        optimal_length=optimal_length,
+        state=str(reference["state"]),
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _state(task: str, state_json: str) -> Any:
+    """Parsed states are cached: runs score the same 600 references many times."""
+    return FAMILIES[task].from_json(state_json)
+
+
+def score_answer(output: str | None, reference: str | Mapping[str, Any] | Reference) -> Verdict:
+    """Parse ``output`` as the family's answer and replay it on the reference's state.
+
+    Never raises on the output (any text, None included); raises ``ReferenceError`` or
+    ``StateError`` when the reference itself is broken.
+    """
+    ref = reference if isinstance(reference, Reference) else read_reference(reference)
+    family = FAMILIES[ref.task]
+    state = _state(ref.task, ref.state)
+
+    def verdict(parsed: bool, feasible: bool, length: int, error: str | None, first: int | None) -> Verdict:
+        optimal = feasible and length == ref.optimal_length
+        return Verdict(ref.id, ref.task, ref.difficulty, parsed, feasible, optimal, length, error, first)
+
+    if not isinstance(output, str) or not output.strip():
+        return verdict(False, False, 0, "no_answer", None)
+    try:
+        answer = family.parse_answer(output)
+    except AnswerError as error:
+        return verdict(False, False, 0, error.code, None)
+    except (ValueError, TypeError, OverflowError, RecursionError, MemoryError) as error:
+        # A parser bug must not lose the whole scoring run; the fuzz tests hunt these down.
+        logger.warning("%s parser failed on %r: %r", ref.task, output[:80], error)
+        return verdict(False, False, 0, "bad_format", None)
+    replayed = family.replay(state, answer)
+    return verdict(True, replayed.feasible, replayed.length, replayed.error, replayed.first_invalid_step)
+
+
+def score_batch(
+    predictions: Sequence[str | None], references: Sequence[str | Mapping[str, Any]], *, return_details: bool = False
+) -> dict[str, Any]:
+    """Score parallel lists and aggregate; the ``evaluate`` module forwards here."""
+    if len(predictions) != len(references):
+        raise ValueError(f"{len(predictions)} predictions but {len(references)} references; they must pair up")
+    verdicts = [score_answer(p, r) for p, r in zip(predictions, references)]
+    result = aggregate(verdicts)
+    if return_details:
+        result["details"] = [v.to_dict() for v in verdicts]
+    return result
+
+
+def _rates(verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    n = len(verdicts)
+    if n == 0:
+        return {"n": 0, "optimal_accuracy": 0.0, "feasible_accuracy": 0.0, "parse_rate": 0.0}
+    return {
+        "n": n,
+        "optimal_accuracy": sum(v.optimal for v in verdicts) / n,
+        "feasible_accuracy": sum(v.feasible for v in verdicts) / n,
+        "parse_rate": sum(v.parsed for v in verdicts) / n,
+    }
+
+
+def aggregate(verdicts: Iterable[Verdict]) -> dict[str, Any]:
+    """Overall, per-family and per family x difficulty accuracies plus an error histogram.
+
+    Keys: ``optimal_accuracy``, ``feasible_accuracy``, ``parse_rate``, ``n``,
+    ``per_family`` ({family: rates}), ``per_family_difficulty`` ({family: {difficulty:
+    rates}}), ``errors`` ({code: count}). Families and difficulties appear in SPEC order
+    and only when present. Values are plain floats and ints.
+    """
+    verdicts = list(verdicts)
+    by_family: dict[str, list[Verdict]] = defaultdict(list)
+    by_cell: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        by_family[v.task].append(v)
+        by_cell[(v.task, v.difficulty)].append(v)
+    result = _rates(verdicts)
+    result["per_family"] = {f: _rates(by_family[f]) for f in FAMILIES if f in by_family}
+    result["per_family_difficulty"] = {
+        f: {d: _rates(by_cell[(f, d)]) for d in DIFFICULTIES if (f, d) in by_cell} for f in FAMILIES if f in by_family
+    }
+    errors = Counter(v.error for v in verdicts if v.error is not None)
+    result["errors"] = dict(sorted(errors.items(), key=lambda item: (-item[1], item[0])))
+    return result
+
+
+def mean_over_runs(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Average several runs' ``aggregate`` results (the paper averages 3 runs for unified models).
+
+    Every rate becomes its mean (an int equal in every run, such as ``n``, stays as is);
+    ``errors`` becomes the total count over runs; ``<rate>_std`` (population std over
+    runs), ``runs`` and ``per_run`` (the overall rates of each run) are added at the top
+    level.
+    """
+    if not results:
+        raise ValueError("mean_over_runs needs at least one run")
+
+    def mean_of(dicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for key, value in dicts[0].items():
+            values = [d.get(key) for d in dicts]
+            if isinstance(value, bool) or key == "errors":
+                merged[key] = value if key != "errors" else dict(sum((Counter(v or {}) for v in values), Counter()))
+            elif isinstance(value, int) and all(type(v) is int and v == value for v in values):
+                merged[key] = value  # counts such as ``n`` that every run shares stay ints
+            elif isinstance(value, (int, float)):
+                merged[key] = sum(float(v or 0) for v in values) / len(values)
+            elif isinstance(value, Mapping):
+                merged[key] = mean_of([v if isinstance(v, Mapping) else {} for v in values])
+        return merged
+
+    merged = mean_of(results)
+    for key in ("optimal_accuracy", "feasible_accuracy", "parse_rate"):
+        values = [float(r[key]) for r in results]
+        mean = sum(values) / len(values)
+        merged[f"{key}_std"] = math.sqrt(sum((x - mean) ** 2 for x in values) / len(values))
+    merged["runs"] = len(results)
+    merged["per_run"] = [{key: r[key] for key in ("optimal_accuracy", "feasible_accuracy", "parse_rate")} for r in results]
+    return merged

@@ -1,0 +1,407 @@
+"""The leaderboard submission format: a JSONL file of raw model outputs.
+
+Line 1 is the header; every other line is one record (one row x protocol x run)::
+
+    {"vgau_submission": 1, "model": "Qwen2.5-VL-7B", "harness": "lmms-eval 0.7.3",
+     "dataset": {"source": "vgau/puzzles", "revision": "3f2c...", "fingerprint": "9ab1..."},
+     "settings": {"temperature": 0.0, "max_new_tokens": 2048}}
+    {"id": "maze-easy-0000", "protocol": "direct", "run": 0, "output": "<ANSWER_JSON>[...]</ANSWER_JSON>"}
+    {"id": "maze-easy-0000", "protocol": "text_cot", "run": 0, "output": "...", "meta": {"tokens": 812}}
+
+``submission.schema.json`` (``vgau_data.metrics.submission_schema_path()``) is the JSON
+Schema of one line; the reader here applies the same rules without needing
+``jsonschema`` (a test keeps the two in step) and adds the file-level ones: the header
+comes first and once, ``(id, protocol, run)`` is unique. A file ending in ``.gz`` is read
+and written gzipped.
+
+Checks against a dataset (``check_against``): every id must be a dataset row, and the
+header's fingerprint must equal the dataset's. Rows a ``(protocol, run)`` leaves out are
+not an error here: scoring counts them as failed (``results.score_submission``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from vgau_data.errors import SubmissionError
+
+if TYPE_CHECKING:
+    from vgau_data.metrics.references import ReferenceSet
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+KNOWN_PROTOCOLS: tuple[str, ...] = (
+    "direct",
+    "text_cot",
+    "oracle_gta",
+    "oracle_vcot",
+    "oracle_vcot_fixed",
+    "oracle_aug_vcot",
+    "self_gta",
+    "self_vcot",
+    "self_vcot_fixed",
+    "self_vr",
+    "noise_gta",
+    "mismatch_gta",
+    "external_gta",
+)
+"""SPEC §5 protocols then diagnostics, in the order tables list them. ``<known>_<suffix>`` names
+(runner variants such as ``oracle_aug_vcot_last2``) count as known; others score with a warning."""
+
+MAX_RUN = 999
+MAX_PROBLEMS_SHOWN = 20
+_ID = re.compile(r"[a-z]+-(?:easy|medium|hard)-[0-9]+")
+_PROTOCOL = re.compile(r"[a-z][a-z0-9_]*")
+_FINGERPRINT = re.compile(r"[0-9a-f]{64}")
+_HEADER_KEYS = frozenset({"vgau_submission", "model", "harness", "dataset", "settings", "created", "notes"})
+_DATASET_KEYS = frozenset({"source", "revision", "fingerprint"})
+_RECORD_KEYS = frozenset({"id", "protocol", "run", "output", "meta"})
+
+
+class FingerprintMismatchError(SubmissionError):
+    """The submission was produced on a different dataset build than the one scored against."""
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionHeader:
+    """The first line: who produced the outputs, on which dataset, with which settings."""
+
+    model: str
+    harness: str
+    dataset_source: str
+    fingerprint: str
+    dataset_revision: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    created: str | None = None
+    notes: str | None = None
+
+    def to_json_obj(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {
+            "vgau_submission": FORMAT_VERSION,
+            "model": self.model,
+            "harness": self.harness,
+            "dataset": {
+                "source": self.dataset_source,
+                "revision": self.dataset_revision,
+                "fingerprint": self.fingerprint,
+            },
+            "settings": dict(self.settings),
+        }
+        if self.created is not None:
+            obj["created"] = self.created
+        if self.notes is not None:
+            obj["notes"] = self.notes
+        return obj
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionRecord:
+    """One raw output: row ``id`` under ``protocol``, run ``run``."""
+
+    id: str
+    protocol: str
+    run: int
+    output: str | None
+    meta: Mapping[str, Any] | None = None
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.id, self.protocol, self.run)
+
+    def to_json_obj(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"id": self.id, "protocol": self.protocol, "run": self.run, "output": self.output}
+        if self.meta is not None:
+            obj["meta"] = dict(self.meta)
+        return obj
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """A read (or built) submission; records keep file order and have unique keys."""
+
+    header: SubmissionHeader
+    records: tuple[SubmissionRecord, ...]
+    path: str | None = None
+
+    def protocols(self) -> list[str]:
+        """Protocols present, known ones in ``KNOWN_PROTOCOLS`` order, then the rest sorted."""
+        return order_protocols({r.protocol for r in self.records})
+
+    def runs(self, protocol: str) -> list[int]:
+        """Runs ``0..k-1`` of ``protocol``, where ``k - 1`` is the highest run present."""
+        present = [r.run for r in self.records if r.protocol == protocol]
+        return list(range(max(present) + 1)) if present else []
+
+
+def base_protocol(name: str) -> str | None:
+    """The known protocol ``name`` is, or is a variant of (``<known>_<suffix>``); None if neither.
+
+    Example:
+        >>> base_protocol("oracle_aug_vcot_last2"), base_protocol("direct"), base_protocol("probe")
+        ('oracle_aug_vcot', 'direct', None)
+    """
+    if name in KNOWN_PROTOCOLS:
+        return name
+    bases = [known for known in KNOWN_PROTOCOLS if name.startswith(known + "_")]
+    return max(bases, key=len) if bases else None
+
+
+def order_protocols(protocols: Iterable[str]) -> list[str]:
+    """Known protocols in table order, each followed by its variants, then unknown ones alphabetically.
+
+    Example:
+        >>> order_protocols(["zz_probe", "text_cot", "direct_t07", "direct"])
+        ['direct', 'direct_t07', 'text_cot', 'zz_probe']
+    """
+
+    def key(name: str) -> tuple[int, int, str]:
+        base = base_protocol(name)
+        if base is None:
+            return (len(KNOWN_PROTOCOLS), 0, name)
+        return (KNOWN_PROTOCOLS.index(base), int(name != base), name)
+
+    return sorted(set(protocols), key=key)
+
+
+# ---------------------------------------------------------------- line checks (mirror the schema)
+
+
+def header_problems(obj: object) -> list[str]:
+    """Why ``obj`` is not a valid header line (empty list when it is)."""
+    if not isinstance(obj, dict):
+        return [f"header must be a JSON object, got {type(obj).__name__}"]
+    problems = [f"unknown header key {key!r}" for key in sorted(set(obj) - _HEADER_KEYS)]
+    required = ("vgau_submission", "model", "harness", "dataset")
+    problems += [f"header lacks {key!r}" for key in required if key not in obj]
+    version = obj.get("vgau_submission")
+    if "vgau_submission" in obj and (version != FORMAT_VERSION or isinstance(version, bool)):
+        problems.append(f"vgau_submission must be {FORMAT_VERSION}, got {obj['vgau_submission']!r:.40}")
+    for key in ("model", "harness"):
+        if key in obj and not (isinstance(obj[key], str) and obj[key]):
+            problems.append(f"header {key!r} must be a non-empty string")
+    for key in ("created", "notes"):
+        if key in obj and not isinstance(obj[key], str):
+            problems.append(f"header {key!r} must be a string")
+    if "settings" in obj and not isinstance(obj["settings"], dict):
+        problems.append("header 'settings' must be an object")
+    dataset = obj.get("dataset")
+    if "dataset" in obj and not isinstance(dataset, dict):
+        problems.append("header 'dataset' must be an object with source, revision, fingerprint")
+    elif isinstance(dataset, dict):
+        problems += [f"unknown dataset key {key!r}" for key in sorted(set(dataset) - _DATASET_KEYS)]
+        if not (isinstance(dataset.get("source"), str) and dataset["source"]):
+            problems.append("dataset 'source' must be a non-empty string (Hub repo id or folder)")
+        if dataset.get("revision") is not None and not isinstance(dataset["revision"], str):
+            problems.append("dataset 'revision' must be a string or null")
+        fingerprint = dataset.get("fingerprint")
+        if not (isinstance(fingerprint, str) and _FINGERPRINT.fullmatch(fingerprint)):
+            problems.append(
+                f"dataset 'fingerprint' must be 64 lower-case hex digits, got {fingerprint!r:.80}"
+                " (vgau_data.builders.dataset_fingerprint of the dataset folder)"
+            )
+    return problems
+
+
+def record_problems(obj: object) -> list[str]:
+    """Why ``obj`` is not a valid record line (empty list when it is)."""
+    if not isinstance(obj, dict):
+        return [f"record must be a JSON object, got {type(obj).__name__}"]
+    problems = [f"unknown record key {key!r}" for key in sorted(set(obj) - _RECORD_KEYS)]
+    problems += [f"record lacks {key!r}" for key in ("id", "protocol", "run", "output") if key not in obj]
+    if "id" in obj and not (isinstance(obj["id"], str) and _ID.fullmatch(obj["id"])):
+        problems.append(f"id must look like 'maze-hard-0042', got {obj['id']!r:.80}")
+    if "protocol" in obj and not (isinstance(obj["protocol"], str) and _PROTOCOL.fullmatch(obj["protocol"])):
+        problems.append(f"protocol must be a lower-case name like 'text_cot', got {obj['protocol']!r:.80}")
+    if "run" in obj and _as_run(obj["run"]) is None:
+        problems.append(f"run must be an integer 0..{MAX_RUN}, got {obj['run']!r:.40}")
+    if "output" in obj and not (obj["output"] is None or isinstance(obj["output"], str)):
+        problems.append(f"output must be a string or null, got {type(obj['output']).__name__}")
+    if "meta" in obj and not isinstance(obj["meta"], dict):
+        problems.append("meta must be an object")
+    return problems
+
+
+def _as_run(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and 0 <= value <= MAX_RUN:
+        return value
+    return None
+
+
+def _header_from(obj: Mapping[str, Any]) -> SubmissionHeader:
+    dataset = obj["dataset"]
+    return SubmissionHeader(
+        model=obj["model"],
+        harness=obj["harness"],
+        dataset_source=dataset["source"],
+        fingerprint=dataset["fingerprint"],
+        dataset_revision=dataset.get("revision"),
+        settings=dict(obj.get("settings") or {}),
+        created=obj.get("created"),
+        notes=obj.get("notes"),
+    )
+
+
+def _record_from(obj: Mapping[str, Any]) -> SubmissionRecord:
+    run = _as_run(obj["run"])
+    if run is None:  # record_problems rejected it already; keeps type checkers honest
+        raise SubmissionError(f"bad run {obj['run']!r}")
+    return SubmissionRecord(obj["id"], obj["protocol"], run, obj["output"], obj.get("meta"))
+
+
+# ---------------------------------------------------------------- reading and writing
+
+
+def _open_text(path: Path, mode: str) -> IO[Any]:
+    if path.suffix == ".gz":
+        return gzip.open(path, mode + "b")
+    return open(path, mode + "b")
+
+
+def _numbered_lines(source: str | Path | Iterable[str | bytes]) -> Iterator[tuple[int, str | bytes]]:
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.is_file():
+            raise SubmissionError(f"submission file {str(path)!r} does not exist")
+        with _open_text(path, "r") as handle:
+            yield from enumerate(handle, start=1)
+    else:
+        yield from enumerate(source, start=1)
+
+
+def _raise_problems(where: str, problems: Sequence[str]) -> None:
+    shown = "\n  ".join(problems[:MAX_PROBLEMS_SHOWN])
+    more = f"\n  ... and {len(problems) - MAX_PROBLEMS_SHOWN} more" if len(problems) > MAX_PROBLEMS_SHOWN else ""
+    raise SubmissionError(
+        f"{where}: {len(problems)} problem(s); see the format in submission.schema.json:\n  {shown}{more}"
+    )
+
+
+def read_submission(source: str | Path | Iterable[str | bytes]) -> Submission:
+    """Read and check a submission file (or an iterable of its lines).
+
+    Raises:
+        SubmissionError: listing every bad line by number: invalid JSON or UTF-8, a line
+            that breaks the schema, a missing or repeated header, duplicate
+            ``(id, protocol, run)`` keys (naming both lines).
+    """
+    where = str(source) if isinstance(source, (str, Path)) else "submission"
+    header: SubmissionHeader | None = None
+    header_line = 0
+    records: list[SubmissionRecord] = []
+    first_line: dict[tuple[str, str, int], int] = {}
+    problems: list[str] = []
+    for number, raw in _numbered_lines(source):
+        try:
+            line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        except UnicodeDecodeError as error:
+            problems.append(f"line {number}: not UTF-8 ({error.reason} at byte {error.start})")
+            continue
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError) as error:
+            problems.append(f"line {number}: not valid JSON ({str(error)[:120]})")
+            continue
+        if header is None and not header_line:
+            header_line = number
+            line_problems = header_problems(obj)
+            if line_problems:
+                problems += [f"line {number} (header): {p}" for p in line_problems]
+            else:
+                header = _header_from(obj)
+            continue
+        if isinstance(obj, dict) and "vgau_submission" in obj:
+            problems.append(f"line {number}: a second header (the first is line {header_line})")
+            continue
+        line_problems = record_problems(obj)
+        if line_problems:
+            problems += [f"line {number}: {p}" for p in line_problems]
+            continue
+        record = _record_from(obj)
+        if record.key in first_line:
+            problems.append(
+                f"line {number}: duplicate of line {first_line[record.key]} "
+                f"(id={record.id}, protocol={record.protocol}, run={record.run})"
+            )
+            continue
+        first_line[record.key] = number
+        records.append(record)
+    if not header_line:
+        problems.insert(0, "empty file: the first line must be the header")
+    if problems:
+        _raise_problems(where, problems)
+    if header is None:  # a bad header was reported above
+        raise SubmissionError(f"{where}: no valid header")
+    return Submission(header, tuple(records), where if isinstance(source, (str, Path)) else None)
+
+
+def submission_lines(submission: Submission) -> Iterator[str]:
+    """The JSONL lines (without newlines); non-ASCII is escaped so lone surrogates survive."""
+    yield json.dumps(submission.header.to_json_obj(), ensure_ascii=True)
+    for record in submission.records:
+        yield json.dumps(record.to_json_obj(), ensure_ascii=True)
+
+
+def write_submission(path: str | Path, submission: Submission) -> Path:
+    """Write ``submission`` as JSONL (gzipped when ``path`` ends in ``.gz``); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _open_text(path, "w") as handle:
+        for line in submission_lines(submission):
+            handle.write(line.encode("ascii") + b"\n")
+    return path
+
+
+# ---------------------------------------------------------------- checks against a dataset
+
+
+def check_against(
+    submission: Submission, references: ReferenceSet, *, allow_fingerprint_mismatch: bool = False
+) -> list[str]:
+    """Check a read submission against the dataset it is scored on; return warnings.
+
+    Raises:
+        FingerprintMismatchError: the header's fingerprint is not the dataset's (both are
+            named), unless ``allow_fingerprint_mismatch``.
+        SubmissionError: ids that are not rows of the dataset (named, with their count).
+    """
+    warnings: list[str] = []
+    theirs, ours = submission.header.fingerprint, references.fingerprint
+    if theirs != ours:
+        message = (
+            f"submission fingerprint {theirs} (dataset {submission.header.dataset_source!r}) differs from "
+            f"{ours} of the dataset being scored ({references.source!r}); the outputs were produced on another build"
+        )
+        if not allow_fingerprint_mismatch:
+            raise FingerprintMismatchError(message + "; pass --allow-fingerprint-mismatch to score anyway")
+        warnings.append(message)
+    known = references.ids
+    unknown = sorted({r.id for r in submission.records if r.id not in known})
+    if unknown:
+        families = ", ".join(references.families)
+        raise SubmissionError(
+            f"{len(unknown)} id(s) are not rows of the dataset {references.source!r} (families {families}): "
+            + ", ".join(unknown[:MAX_PROBLEMS_SHOWN])
+            + (" ..." if len(unknown) > MAX_PROBLEMS_SHOWN else "")
+        )
+    unknown_protocols = [p for p in submission.protocols() if base_protocol(p) is None]
+    if unknown_protocols:
+        warnings.append(
+            f"unknown protocol(s) {', '.join(unknown_protocols)} scored anyway; known: {', '.join(KNOWN_PROTOCOLS)}"
+        )
+    for message in warnings:
+        logger.warning("%s", message)
+    return warnings

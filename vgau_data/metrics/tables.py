@@ -1,0 +1,104 @@
+"""Paper-style plain-text tables (Table 1 shape) from scored results; no extra dependencies.
+
+One row per protocol, columns family x E/M/H then overall (mean over runs, with the
+population std over runs when a protocol has several), as percentages with one decimal.
+
+Example:
+    >>> cell = {"optimal_accuracy": 0.5, "feasible_accuracy": 1.0, "parse_rate": 1.0, "n": 2}
+    >>> result = {"optimal_accuracy": 0.5, "optimal_accuracy_std": 0.0, "runs": 1,
+    ...           "per_family_difficulty": {"maze": {"easy": cell}}}
+    >>> print(format_table({"direct": result}, "optimal_accuracy", families=["maze"]))
+    Optimal accuracy (%)
+    protocol |       maze        |   overall   | runs
+             |     E     M     H |             |
+    ---------+-------------------+-------------+-----
+    direct   |  50.0     -     - |    50.0     |    1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vgau_data.puzzles.base import DIFFICULTIES
+
+METRIC_TITLES: Mapping[str, str] = {
+    "optimal_accuracy": "Optimal accuracy (%)",
+    "feasible_accuracy": "Feasible accuracy (%)",
+    "parse_rate": "Parse rate (%)",
+}
+_CELL = 5
+_OVERALL = 11
+_SHORT = {"easy": "E", "medium": "M", "hard": "H"}
+
+
+def percent(value: float | None) -> str:
+    """``0.4567 -> '45.7'``; None -> ``'-'``.
+
+    Example:
+        >>> percent(1.0), percent(None)
+        ('100.0', '-')
+    """
+    return "-" if value is None else f"{100.0 * value:.1f}"
+
+
+def _families_of(results: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    from vgau_data.registry import FAMILIES
+
+    present = {f for r in results.values() for f in r.get("per_family_difficulty", {})}
+    return [f for f in FAMILIES if f in present] + sorted(present - set(FAMILIES))
+
+
+def format_table(
+    results: Mapping[str, Mapping[str, Any]],
+    metric: str = "optimal_accuracy",
+    *,
+    families: Sequence[str] | None = None,
+    title: str | None = None,
+) -> str:
+    """A plain-text table of ``metric`` for ``{protocol: result}`` (``results.json`` per model).
+
+    Args:
+        results: protocol -> a ``mean_over_runs`` / ``aggregate`` result.
+        metric: ``optimal_accuracy``, ``feasible_accuracy`` or ``parse_rate``.
+        families: columns to show (default: those present, SPEC order).
+        title: first line (default: the metric's name).
+    """
+    if metric not in METRIC_TITLES:
+        raise ValueError(f"unknown metric {metric!r}; choose from {list(METRIC_TITLES)}")
+    families = list(families) if families is not None else _families_of(results)
+    protocol_width = max([len("protocol"), *(len(p) for p in results)])
+    group_width = 3 * (_CELL + 1) - 1
+    top = [f"{'protocol':<{protocol_width}} "] + [f" {name:^{group_width}} " for name in families]
+    top += [f" {'overall':^{_OVERALL}} ", " runs"]
+    letters = " " + " ".join(f"{_SHORT[d]:>{_CELL}}" for d in DIFFICULTIES) + " "
+    sub = [" " * (protocol_width + 1)] + [letters for _ in families]
+    sub += [" " * (_OVERALL + 2), ""]
+    lines = [title or METRIC_TITLES[metric], "|".join(top), "|".join(sub).rstrip()]
+    lines.append("+".join("-" * len(part) for part in top))
+    for protocol, result in results.items():
+        cells = [f"{protocol:<{protocol_width}} "]
+        per_cell = result.get("per_family_difficulty", {})
+        for name in families:
+            values = [per_cell.get(name, {}).get(d, {}).get(metric) for d in DIFFICULTIES]
+            cells.append(" " + " ".join(f"{percent(v):>{_CELL}}" for v in values) + " ")
+        runs = int(result.get("runs", 1))
+        overall = percent(result.get(metric))
+        if runs > 1 and f"{metric}_std" in result:
+            overall += f"±{percent(result[f'{metric}_std'])}"
+        cells.append(f" {overall:^{_OVERALL}} ")
+        cells.append(f" {runs:>4}")
+        lines.append("|".join(cells))
+    return "\n".join(lines)
+
+
+def format_report(model: str, results: Mapping[str, Mapping[str, Any]], warnings: Sequence[str] = ()) -> str:
+    """The ``vgau-data score`` printout: optimal table, feasible table, warnings."""
+    parts = [
+        format_table(results, "optimal_accuracy", title=f"{model}: optimal accuracy (%)"),
+        "",
+        format_table(results, "feasible_accuracy", title=f"{model}: feasible accuracy (%)"),
+    ]
+    if warnings:
+        parts += ["", *(f"warning: {w}" for w in warnings)]
+    return "\n".join(parts)
