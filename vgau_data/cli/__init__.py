@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from vgau_data.errors import VgauError
 
-SUBCOMMANDS: tuple[str, ...] = ("build", "push", "score", "baseline", "convert", "publish-metric")
+SUBCOMMANDS: tuple[str, ...] = ("build", "push", "score", "baseline", "convert", "publish-metric", "run", "merge")
 """Modules under ``vgau_data.cli``, in the order ``--help`` lists them."""
 
 

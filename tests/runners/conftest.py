@@ -1,0 +1,151 @@
+"""Fixtures for the runner tests: a small built dataset, tiny models, a loopback OpenAI server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vgau_data.runners.instances import Instance, load_instances, resolve_dataset
+from vgau_data.runners.messages import Conversation, Message, TextPart
+
+SMALL_COUNTS = {"easy": 2, "medium": 1, "hard": 0}
+STEP_UP = '<ANSWER_JSON>["up"]</ANSWER_JSON>'
+
+
+@pytest.fixture(scope="session")
+def dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every family, 2 easy + 1 medium rows each, built once per session."""
+    from vgau_data.builders import build_dataset
+
+    out = tmp_path_factory.mktemp("dataset")
+    build_dataset(out, seed=0, counts=SMALL_COUNTS, workers=1, progress=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def instances(dataset_dir: Path) -> list[Instance]:
+    return load_instances(resolve_dataset(str(dataset_dir)))
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dirs(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """``make(kind, reply=None)`` builds (once) and returns a tiny model folder."""
+    from vgau_data.runners.tiny_models import build_tiny_vlm
+
+    built: dict[tuple[str, str | None], Path] = {}
+
+    def make(kind: str, reply: str | None = None) -> Path:
+        if (kind, reply) not in built:
+            folder = tmp_path_factory.mktemp(f"tiny-{kind}")
+            built[(kind, reply)] = build_tiny_vlm(kind, folder, reply=reply)
+        return built[(kind, reply)]
+
+    return make
+
+
+# ---------------------------------------------------------------- a loopback OpenAI-compatible server
+
+
+@dataclass
+class FakeOpenAIServer:
+    """A chat-completions server on 127.0.0.1 for tests.
+
+    ``respond(body, headers) -> str`` makes the answer text; ``fail_next`` is a list of
+    HTTP statuses returned (in order) before normal answers resume; ``delay_s`` slows
+    every answer. ``requests`` logs ``(headers, body)`` of every request received.
+    """
+
+    respond: Callable[[dict[str, Any], dict[str, str]], str]
+    fail_next: list[int] = field(default_factory=list)
+    delay_s: float = 0.0
+    requests: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    url: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def handle(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            self.requests.append((headers, body))
+            status = self.fail_next.pop(0) if self.fail_next else 200
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        if status != 200:
+            return status, {"error": {"message": f"injected failure {status}"}}
+        text = self.respond(body, headers)
+        return 200, {
+            "id": "cmpl-test",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+        }
+
+
+@pytest.fixture
+def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
+    """``start(respond, **options)`` starts a loopback server; all are stopped after the test."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(respond: Callable[[dict[str, Any], dict[str, str]], str], **options: Any) -> FakeOpenAIServer:
+        fake = FakeOpenAIServer(respond=respond, **options)
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                if self.path != "/v1/chat/completions":
+                    self.send_error(404)
+                    return
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length))
+                status, payload = fake.handle(body, {k.lower(): v for k, v in self.headers.items()})
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        fake.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        return fake
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def conversation_from_request(body: dict[str, Any], headers: dict[str, str]) -> Conversation:
+    """Rebuild enough of a ``Conversation`` (roles, texts, session id) for a scripted policy."""
+    messages = []
+    for message in body["messages"]:
+        content = message["content"]
+        text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+        messages.append(Message(message["role"], (TextPart(text),)))
+    return Conversation(tuple(messages), headers.get("x-session-id", ""))
+
+
+@pytest.fixture
+def oracle_server(
+    fake_server: Callable[..., FakeOpenAIServer], instances: list[Instance]
+) -> Callable[..., FakeOpenAIServer]:
+    """``start(**options)``: a loopback server answering like the scripted oracle (by ``X-Session-ID``)."""
+    from vgau_data.runners.policies import make_policy
+
+    policy = make_policy("oracle", instances)
+
+    def start(**options: Any) -> FakeOpenAIServer:
+        return fake_server(lambda body, headers: policy(conversation_from_request(body, headers)), **options)
+
+    return start

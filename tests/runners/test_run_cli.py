@@ -1,0 +1,246 @@
+"""``vgau-data run`` and ``vgau-data merge`` end to end: tiny HF models, a loopback server, scripted baselines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vgau_data.cli import main
+from vgau_data.metrics.submission import read_submission
+
+ALL_VARIANTS = {
+    "direct",
+    "text_cot",
+    "oracle_gta",
+    "oracle_vcot",
+    "oracle_vcot_fixed",
+    "oracle_aug_vcot",
+    "oracle_aug_vcot_fixed",
+}
+STEP_UP = '<ANSWER_JSON>["up"]</ANSWER_JSON>'
+
+
+def _run(dataset_dir: Path, out: Path, *args: str) -> int:
+    return main(["run", "--dataset", str(dataset_dir), "--out", str(out), "--no-progress", *args])
+
+
+def _only_model_dir(out: Path) -> Path:
+    (model_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    return model_dir
+
+
+def _results(model_dir: Path) -> dict:
+    ((_, body),) = json.loads((model_dir / "results.json").read_text()).items()
+    return {protocol: result for protocol, result in body.items() if protocol != "META"}
+
+
+def _records(model_dir: Path) -> list[dict]:
+    lines = []
+    for path in sorted((model_dir / "records").glob("*/run-*.jsonl")):
+        lines += [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    return lines
+
+
+@pytest.mark.parametrize(("kind", "reply"), [("qwen2_5_vl", STEP_UP), ("qwen2_vl", None), ("qwen3_vl", None)])
+def test_run__tiny_hf_model_produces_a_scored_submission_for_all_five_protocols(
+    kind: str, reply: str | None, tiny_model_dirs, dataset_dir: Path, tmp_path: Path, capsys
+) -> None:
+    model = tiny_model_dirs(kind, reply=reply)
+    families = ["maze", "sokoban", "klotski"] if reply else ["maze"]
+    rc = _run(
+        dataset_dir,
+        tmp_path,
+        "--backend",
+        "hf",
+        "--model",
+        str(model),
+        "--protocol",
+        "all",
+        "--budget",
+        "optimal",
+        "fixed",
+        "--families",
+        *families,
+        "--limit",
+        "1",
+        "--max-new-tokens",
+        "8",
+        "--batch-size",
+        "4",
+    )
+    assert rc == 0
+    model_dir = _only_model_dir(tmp_path)
+    submission = read_submission(model_dir / "submission.jsonl")
+    assert set(submission.protocols()) == ALL_VARIANTS
+    assert len(submission.records) == len(ALL_VARIANTS) * len(families)
+    assert submission.header.model == str(model)
+    assert set(_results(model_dir)) == ALL_VARIANTS
+    printed = capsys.readouterr().out
+    assert "optimal accuracy" in printed and "oracle_aug_vcot_fixed" in printed
+    records = _records(model_dir)
+    assert all(r["turns"][0]["prompt_tokens"] for r in records)
+    if reply:
+        # The reply model always says "up": mazes walk up turn after turn until a wall or the edge.
+        walks = [r for r in records if r["task"] == "maze" and "vcot" in r["protocol"]]
+        assert all(t["text"] == STEP_UP for r in walks for t in r["turns"])
+        assert max(len(r["turns"]) for r in walks) >= 2
+        assert {r["end"] for r in walks} <= {"illegal", "budget", "goal", "cap"}
+        klotski = [r for r in records if r["task"] == "klotski" and r["protocol"] == "oracle_vcot"]
+        assert [r["end"] for r in klotski] == ["unparseable"]
+
+
+def test_run__loopback_server_oracle_scores_100_percent_on_every_protocol(oracle_server, dataset_dir, tmp_path) -> None:
+    server = oracle_server()
+    rc = _run(
+        dataset_dir,
+        tmp_path,
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "served-oracle",
+        "--protocol",
+        "all",
+        "--budget",
+        "optimal",
+        "fixed",
+        "--concurrency",
+        "4",
+    )
+    assert rc == 0
+    results = _results(_only_model_dir(tmp_path))
+    assert set(results) == ALL_VARIANTS
+    assert {protocol: r["optimal_accuracy"] for protocol, r in results.items()} == dict.fromkeys(ALL_VARIANTS, 1.0)
+    assert all(r["n"] == 18 for r in results.values())
+
+
+def test_run__failed_requests_are_recorded_not_scored_and_retried_by_a_rerun(
+    fake_server, oracle_server, dataset_dir, tmp_path, capsys
+) -> None:
+    server = oracle_server(fail_next=[503] * 3)
+    args = (
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "served",
+        "--protocol",
+        "direct",
+        "--families",
+        "maze",
+        "--max-retries",
+        "1",
+        "--batch-size",
+        "1",
+        "--concurrency",
+        "1",
+    )
+    assert _run(dataset_dir, tmp_path, *args) == 1
+    model_dir = _only_model_dir(tmp_path)
+    errored = [r for r in _records(model_dir) if r["error"]]
+    assert len(errored) == 1 and errored[0]["output"] is None and "HTTP 503" in errored[0]["error"]
+    submission = read_submission(model_dir / "submission.jsonl")
+    assert errored[0]["id"] not in {r.id for r in submission.records} and len(submission.records) == 2
+    assert "not scored" in capsys.readouterr().out
+    server.requests.clear()
+    assert _run(dataset_dir, tmp_path, *args) == 0
+    assert len(server.requests) == 1
+    assert {r.id for r in read_submission(model_dir / "submission.jsonl").records} == {
+        f"maze-{d}" for d in ("easy-0000", "easy-0001", "medium-0000")
+    }
+    assert _results(model_dir)["direct"]["optimal_accuracy"] == 1.0
+
+
+def test_run__scripted_oracle_submission_passes_vgau_data_score(dataset_dir, tmp_path, capsys) -> None:
+    assert (
+        _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "direct,oracle_vcot")
+        == 0
+    )
+    submission = _only_model_dir(tmp_path) / "submission.jsonl"
+    capsys.readouterr()
+    assert main(["score", str(submission), "--dataset", str(dataset_dir), "--out", str(tmp_path / "scored.json")]) == 0
+    ((_, body),) = json.loads((tmp_path / "scored.json").read_text()).items()
+    assert body["direct"]["optimal_accuracy"] == 1.0 and body["oracle_vcot"]["optimal_accuracy"] == 1.0
+
+
+def test_run__stop_early_scores_below_the_oracle_under_fixed(dataset_dir, tmp_path) -> None:
+    args = (
+        "--backend",
+        "scripted",
+        "--protocol",
+        "oracle_vcot",
+        "--budget",
+        "optimal",
+        "fixed",
+        "--families",
+        "maze",
+        "sokoban",
+    )
+    assert _run(dataset_dir, tmp_path / "stop", "--model", "oracle-stop-early", *args) == 0
+    results = _results(_only_model_dir(tmp_path / "stop"))
+    assert results["oracle_vcot"]["optimal_accuracy"] == 1.0  # the optimal budget ignores remaining counts
+    assert results["oracle_vcot_fixed"]["feasible_accuracy"] < 1.0
+
+
+def test_run_and_merge__shards_merge_into_the_same_scores(dataset_dir, tmp_path, capsys) -> None:
+    args = ("--backend", "scripted", "--model", "random", "--protocol", "text_cot", "oracle_aug_vcot", "--runs", "2")
+    for index in range(2):
+        assert _run(dataset_dir, tmp_path / "sharded", *args, "--shard", f"{index}/2") == 0
+    model_dir = _only_model_dir(tmp_path / "sharded")
+    assert not (model_dir / "submission.jsonl").exists()
+    assert main(["merge", "--out", str(tmp_path / "sharded")]) == 0
+    assert "optimal accuracy" in capsys.readouterr().out
+    assert _run(dataset_dir, tmp_path / "whole", *args) == 0
+    sharded, whole = _results(model_dir), _results(_only_model_dir(tmp_path / "whole"))
+    assert {p: (r["optimal_accuracy"], r["feasible_accuracy"], r["runs"]) for p, r in sharded.items()} == {
+        p: (r["optimal_accuracy"], r["feasible_accuracy"], r["runs"]) for p, r in whole.items()
+    }
+    assert all(r["runs"] == 2 for r in sharded.values())
+
+
+def test_run__bad_arguments_fail_with_a_message(dataset_dir, tmp_path, capsys) -> None:
+    assert _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "self_vr") == 2
+    assert "unknown protocol" in capsys.readouterr().err
+    assert (
+        _run(
+            dataset_dir,
+            tmp_path,
+            "--backend",
+            "scripted",
+            "--model",
+            "oracle",
+            "--protocol",
+            "direct",
+            "--shard",
+            "2/2",
+        )
+        == 2
+    )
+    assert "--shard" in capsys.readouterr().err
+    assert _run(dataset_dir, tmp_path, "--backend", "hf", "--model", str(tmp_path), "--protocol", "direct") == 2
+    assert "config.json" in capsys.readouterr().err
+
+
+def test_readme_section__every_documented_command_parses() -> None:
+    import re
+    import shlex
+
+    from vgau_data.cli import build_parser
+
+    text = (Path(__file__).resolve().parents[2] / "vgau_data" / "runners" / "README_SECTION.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.DOTALL)
+    commands = []
+    for block in blocks:
+        for line in block.replace("\\\n", " ").splitlines():
+            for match in re.finditer(r"vgau-data [^&;#]*", line):
+                if "..." not in match.group():
+                    commands.append(match.group().replace("$i", "0").strip())
+    assert len(commands) >= 4 and any(" merge " in f" {c} " for c in commands)
+    parser = build_parser()
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])
+        assert args.command in ("run", "merge")

@@ -1,0 +1,255 @@
+"""``vgau-data run``: run a model under the paper's protocols, resumably, and score it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+EPILOG = """examples:
+  # transformers, one GPU, all five protocols, smoke run on 2 rows per family
+  vgau-data run --model /models/Qwen2.5-VL-7B-Instruct --backend hf --protocol all --limit 2 --out runs
+  # an OpenAI-compatible server (vllm serve, SGLang, hosted APIs)
+  vgau-data run --backend openai --base-url http://127.0.0.1:8000/v1 --model qwen2.5-vl-7b \\
+      --protocol oracle_vcot --budget optimal fixed --out runs
+  # 4 processes, one per GPU, then merge and score
+  for i in 0 1 2 3; do
+    CUDA_VISIBLE_DEVICES=$i vgau-data run --model M --protocol direct --shard $i/4 --out runs &
+  done; wait
+  vgau-data merge --out runs
+  # scripted baselines (no model): oracle, oracle-stop-early, random
+  vgau-data run --backend scripted --model oracle --protocol all --budget optimal fixed --out runs
+
+Rerunning the same command resumes: finished episodes are skipped, errored ones retried.
+Exit status: 0 when every episode finished, 1 when backend errors remain (rerun to retry).
+"""
+
+DEFAULT_BATCH = {"hf": 16, "vllm": 256, "openai": 64, "scripted": 64}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "run",
+        help="run a model on the benchmark and score it",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    what = parser.add_argument_group("what to run")
+    what.add_argument(
+        "--model", required=True, help="local model folder (hf, vllm), served model name (openai), or policy (scripted)"
+    )
+    what.add_argument("--backend", choices=("hf", "vllm", "openai", "scripted"), default="hf", help="default: hf")
+    what.add_argument(
+        "--protocol",
+        nargs="+",
+        required=True,
+        metavar="P",
+        help="direct text_cot oracle_gta oracle_vcot oracle_aug_vcot, or all (commas also work)",
+    )
+    what.add_argument(
+        "--budget",
+        nargs="+",
+        choices=("optimal", "fixed"),
+        default=["optimal"],
+        help="step budget of interactive protocols: optimal (the paper's) and/or fixed (default: optimal)",
+    )
+    what.add_argument("--history", default="all", help="images kept in interactive conversations: all, or the last K")
+    what.add_argument(
+        "--dataset", default=None, help="folder built by `vgau-data build`, or Hub repo id (default vgau/puzzles)"
+    )
+    what.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="default: all in the dataset")
+    what.add_argument("--difficulty", nargs="+", choices=("easy", "medium", "hard"), default=None, help="default: all")
+    what.add_argument("--limit", type=int, default=None, help="first N rows of each family (smoke runs)")
+    what.add_argument("--runs", type=int, default=1, help="independent runs (run k uses seed + k); default 1")
+    what.add_argument("--shard", default=None, metavar="i/N", help="run every N-th instance from i; merge later")
+    what.add_argument("--out", required=True, help="output folder (records, submission.jsonl, results.json)")
+    what.add_argument("--model-name", default=None, help="name in the submission (default: the model folder or name)")
+
+    gen = parser.add_argument_group("generation")
+    gen.add_argument("--max-new-tokens", type=int, default=8192, help="default 8192, like the paper")
+    gen.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
+    gen.add_argument("--top-p", type=float, default=1.0)
+    gen.add_argument("--seed", type=int, default=0, help="base seed; run k uses seed + k")
+    gen.add_argument(
+        "--batch-size", type=int, default=None, help="episodes advanced per backend call (default by backend)"
+    )
+
+    hf = parser.add_argument_group("hf backend")
+    hf.add_argument("--dtype", default="auto", choices=("auto", "float32", "bfloat16", "float16"))
+    hf.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
+    hf.add_argument("--device-map", default=None, help="e.g. auto (spread one model over all visible GPUs)")
+    hf.add_argument("--attn-implementation", default=None, help="sdpa, flash_attention_2, eager")
+
+    vllm = parser.add_argument_group("vllm backend")
+    vllm.add_argument("--tensor-parallel-size", type=int, default=1)
+    vllm.add_argument("--max-model-len", type=int, default=None)
+    vllm.add_argument("--gpu-memory-utilization", type=float, default=0.9)
+
+    api = parser.add_argument_group("openai backend")
+    api.add_argument("--base-url", default="http://127.0.0.1:8000/v1")
+    api.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    api.add_argument("--concurrency", type=int, default=16, help="requests in flight")
+    api.add_argument("--max-retries", type=int, default=5)
+    api.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request")
+
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.set_defaults(handler=run)
+
+
+def protocol_configs(names: list[str], budgets: list[str], history: str) -> list[Any]:
+    """``ProtocolConfig``s for the requested names x budgets (budgets apply to interactive ones)."""
+    from vgau_data.runners.protocols import PROTOCOLS, ProtocolConfig, ProtocolError
+
+    requested = [part for name in names for part in name.split(",") if part]
+    if "all" in requested:
+        requested = list(PROTOCOLS)
+    if history == "all":
+        keep = None
+    elif history.isdigit():
+        keep = int(history)
+    else:
+        raise ProtocolError(f"--history must be 'all' or a number of images, got {history!r}")
+    configs = []
+    for name in dict.fromkeys(requested):
+        if name not in PROTOCOLS:
+            raise ProtocolError(f"unknown protocol {name!r}; choose from {', '.join(PROTOCOLS)} or all")
+        for budget in dict.fromkeys(budgets) if ProtocolConfig(name=name).interactive else ["optimal"]:
+            configs.append(ProtocolConfig(name=name, budget=budget, history=keep))  # type: ignore[arg-type]
+    return configs
+
+
+def build_backend(args: argparse.Namespace, instances: list[Any]) -> Any:
+    from vgau_data.runners.backends import load_backend
+
+    if args.backend == "hf":
+        return load_backend(
+            "hf",
+            model=args.model,
+            dtype=args.dtype,
+            device=args.device,
+            device_map=args.device_map,
+            attn_implementation=args.attn_implementation,
+        )
+    if args.backend == "vllm":
+        return load_backend(
+            "vllm",
+            model=args.model,
+            tensor_parallel_size=args.tensor_parallel_size,
+            dtype=args.dtype,
+            max_model_len=args.max_model_len,
+            gpu_memory_utilization=args.gpu_memory_utilization,
+        )
+    if args.backend == "openai":
+        return load_backend(
+            "openai",
+            model=args.model,
+            base_url=args.base_url,
+            api_key_env=args.api_key_env,
+            concurrency=args.concurrency,
+            max_retries=args.max_retries,
+            timeout_s=args.request_timeout,
+        )
+    from vgau_data.runners.policies import make_policy
+
+    return load_backend("scripted", fn=make_policy(args.model, instances), policy=args.model)
+
+
+class LiveProgress:
+    """A tqdm bar over episodes with live optimal/feasible accuracy and the error count."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, unit="ep", disable=not enabled, file=sys.stderr, dynamic_ncols=True)
+        self.scored = self.optimal = self.feasible = self.errors = 0
+
+    def skipped(self, count: int) -> None:
+        self.bar.update(count)
+
+    def record(self, record: dict[str, Any]) -> None:
+        verdict = record.get("verdict")
+        if verdict is None:
+            self.errors += 1
+        else:
+            self.scored += 1
+            self.optimal += bool(verdict["optimal"])
+            self.feasible += bool(verdict["feasible"])
+        if self.scored:
+            self.bar.set_postfix_str(
+                f"opt {100 * self.optimal / self.scored:.1f}% "
+                f"feas {100 * self.feasible / self.scored:.1f}% err {self.errors}",
+                refresh=False,
+            )
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vgau_data.runners.backends.base import GenParams
+    from vgau_data.runners.driver import RunPlan, run_benchmark
+    from vgau_data.runners.instances import (
+        DEFAULT_DATASET,
+        load_instances,
+        parse_shard,
+        resolve_dataset,
+        shard_instances,
+    )
+    from vgau_data.runners.report import write_report
+
+    configs = protocol_configs(args.protocol, args.budget, args.history)
+    shard = parse_shard(args.shard) if args.shard else None
+    dataset = resolve_dataset(args.dataset or DEFAULT_DATASET)
+    instances = load_instances(dataset, families=args.families, difficulties=args.difficulty, limit=args.limit)
+    if shard is not None:
+        instances = shard_instances(instances, *shard)
+    gen = GenParams(
+        max_new_tokens=args.max_new_tokens,
+        greedy=args.temperature == 0,
+        temperature=args.temperature or 1.0,
+        top_p=args.top_p,
+        seed=args.seed,
+    )
+    backend = build_backend(args, instances)
+    plan = RunPlan(
+        out_dir=Path(args.out),
+        protocols=configs,
+        gen=gen,
+        runs=args.runs,
+        batch_size=args.batch_size or DEFAULT_BATCH[args.backend],
+        shard=shard,
+        model_name=args.model_name or args.model,
+        selection={"families": args.families, "difficulties": args.difficulty, "limit": args.limit},
+    )
+    total = len(instances) * len(configs) * args.runs
+    print(
+        f"{len(instances)} instances x {len(configs)} protocol(s) x {args.runs} run(s) = {total} episodes "
+        f"({', '.join(c.variant for c in configs)})",
+        file=sys.stderr,
+    )
+    progress = LiveProgress(total, enabled=not args.no_progress)
+    try:
+        summary = run_benchmark(backend, instances, dataset, plan, on_record=progress.record, on_skip=progress.skipped)
+    finally:
+        progress.close()
+    print(
+        f"{summary.finished} episodes run, {summary.skipped} already done, {summary.errors} backend errors, "
+        f"{summary.calls} backend calls, {summary.seconds:.1f} s; records in {summary.model_dir / 'records'}"
+    )
+    if shard is not None:
+        print(f"shard {shard[0]}/{shard[1]} done; after every shard finishes: vgau-data merge --out {args.out}")
+        return 1 if summary.errors else 0
+    report = write_report(summary.model_dir)
+    print(report.text)
+    print(f"wrote {report.submission_path} and {report.results_path}")
+    if report.n_errors:
+        print(
+            f"{report.n_errors} episode(s) ended in backend errors and are not in the submission; "
+            "rerun the same command to retry them",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

@@ -1,0 +1,45 @@
+"""The table of chat backends, each named by a lazy ``"module:Class"`` string.
+
+Importing this package imports no model library; ``load_backend`` imports the module of
+the one backend asked for (so torch/transformers load only for ``hf``, vllm only for
+``vllm``).
+
+Example:
+    >>> sorted(BACKENDS)
+    ['hf', 'openai', 'scripted', 'vllm']
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from vgau_data.runners.backends.base import BackendError, ChatBackend, Completion, GenParams
+
+BACKENDS: Mapping[str, str] = MappingProxyType(
+    {
+        "hf": "vgau_data.runners.backends.hf:HFBackend",
+        "vllm": "vgau_data.runners.backends.vllm:VLLMBackend",
+        "openai": "vgau_data.runners.backends.openai_compat:OpenAIBackend",
+        "scripted": "vgau_data.runners.backends.scripted:ScriptedBackend",
+    }
+)
+
+__all__ = ["BACKENDS", "BackendError", "ChatBackend", "Completion", "GenParams", "backend_class", "load_backend"]
+
+
+def backend_class(name: str) -> type:
+    """The class registered as ``name`` (imports its module now)."""
+    try:
+        target = BACKENDS[name]
+    except KeyError:
+        raise BackendError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}") from None
+    module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def load_backend(name: str, **options: Any) -> ChatBackend:
+    """Build backend ``name`` with its keyword ``options`` (see each class for them)."""
+    return backend_class(name)(**options)

@@ -1,0 +1,61 @@
+"""A backend whose answers come from a Python function: tests, oracle and random baselines.
+
+``fn(conversation) -> str | Completion`` is called once per conversation, in order.
+Returning a ``Completion`` lets a script simulate failures (``error=...``).
+
+Example:
+    >>> from vgau_data.runners.messages import Conversation, user
+    >>> backend = ScriptedBackend(lambda conv: "up", policy="always-up")
+    >>> backend.chat([Conversation((user("go"),))], GenParams())[0].text
+    'up'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from vgau_data.runners.backends.base import BackendError, Completion, GenParams
+
+if TYPE_CHECKING:
+    from vgau_data.runners.messages import Conversation
+
+ScriptFn = Callable[["Conversation"], "str | Completion"]
+
+
+class ScriptedBackend:
+    """Answers from ``fn``; ``policy`` names the script and is its model fingerprint."""
+
+    name = "scripted"
+
+    def __init__(self, fn: ScriptFn, *, policy: str | None = None) -> None:
+        if not callable(fn):
+            raise BackendError(f"ScriptedBackend needs a callable, got {type(fn).__name__}")
+        self.fn = fn
+        self.policy = policy or getattr(fn, "__qualname__", type(fn).__name__)
+        self.calls = 0
+        """Number of ``chat`` calls so far (tests check lock-step batching with it)."""
+
+    def chat(self, conversations: Sequence[Conversation], gen: GenParams) -> list[Completion]:
+        self.calls += 1
+        completions = []
+        for conversation in conversations:
+            start = time.perf_counter()
+            answer = self.fn(conversation)
+            if isinstance(answer, Completion):
+                completions.append(answer)
+            elif isinstance(answer, str):
+                completions.append(Completion(text=answer, latency_s=time.perf_counter() - start, finish_reason="stop"))
+            else:
+                raise BackendError(
+                    f"script {self.policy!r} returned {type(answer).__name__}; it must return str or Completion"
+                )
+        return completions
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(f"scripted:{self.policy}".encode()).hexdigest()
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.policy}

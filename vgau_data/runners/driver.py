@@ -1,0 +1,273 @@
+"""The lock-step episode loop, and a whole benchmark run with records and resume.
+
+``drive`` keeps up to ``batch_size`` episodes live and advances all of them together:
+one ``backend.chat`` call per turn for the whole batch, single-turn and interactive
+episodes alike. A finished episode leaves the batch at once and a pending one takes its
+place, so long episodes do not hold short ones back.
+
+``run_benchmark`` runs every (protocol, run) over the instances: it skips episodes whose
+key already has an error-free record, drives the rest, and appends one record line per
+finished episode as soon as it finishes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vgau_data.metrics.scoring import score_answer
+from vgau_data.runners.backends.base import BackendError
+from vgau_data.runners.protocols import Episode, ProtocolConfig, make_episode
+from vgau_data.runners.records import (
+    RecordWriter,
+    episode_key,
+    finished_keys,
+    model_slug,
+    now_iso,
+    records_path,
+    run_files,
+    software_versions,
+)
+
+if TYPE_CHECKING:
+    from vgau_data.runners.backends.base import ChatBackend, GenParams
+    from vgau_data.runners.instances import DatasetSource, Instance
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class DriveStats:
+    """What ``drive`` did: backend calls, model turns, finished episodes, largest batch."""
+
+    calls: int = 0
+    turns: int = 0
+    episodes: int = 0
+    max_batch: int = 0
+
+
+def drive(
+    backend: ChatBackend,
+    episodes: Iterable[Episode],
+    gen: GenParams,
+    *,
+    batch_size: int = 16,
+    on_done: Callable[[Episode], None] | None = None,
+) -> DriveStats:
+    """Advance ``episodes`` in lock-step batches until all are done.
+
+    Args:
+        backend: any ``ChatBackend``.
+        episodes: fresh episodes (consumed lazily, so a generator is fine).
+        gen: generation settings for every call.
+        batch_size: most conversations per ``chat`` call.
+        on_done: called with each episode as soon as it finishes.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    pending = iter(episodes)
+    live: list[Episode] = []
+    stats = DriveStats()
+    exhausted = False
+    while True:
+        while not exhausted and len(live) < batch_size:
+            episode = next(pending, None)
+            if episode is None:
+                exhausted = True
+            else:
+                live.append(episode)
+        if not live:
+            return stats
+        completions = backend.chat([episode.conversation() for episode in live], gen)
+        if len(completions) != len(live):
+            raise BackendError(
+                f"backend {backend.name!r} returned {len(completions)} completions for {len(live)} conversations"
+            )
+        stats.calls += 1
+        stats.turns += len(live)
+        stats.max_batch = max(stats.max_batch, len(live))
+        still_live = []
+        for episode, completion in zip(live, completions):
+            episode.advance(completion)
+            if episode.done:
+                stats.episodes += 1
+                if on_done is not None:
+                    on_done(episode)
+            else:
+                still_live.append(episode)
+        live = still_live
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunPlan:
+    """Everything a benchmark run needs besides the backend and the instances.
+
+    ``selection`` describes how the instances were chosen (families, difficulties,
+    limit, shard); it goes into record headers.
+    """
+
+    out_dir: Path
+    protocols: Sequence[ProtocolConfig]
+    gen: GenParams
+    runs: int = 1
+    batch_size: int = 16
+    shard: tuple[int, int] | None = None
+    model_name: str = ""
+    selection: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.runs < 1:
+            raise ValueError(f"runs must be >= 1, got {self.runs}")
+        if not self.protocols:
+            raise ValueError("at least one protocol is needed")
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """Counts over a whole run: episodes skipped as already done, run now, errored now."""
+
+    model_dir: Path
+    skipped: int = 0
+    finished: int = 0
+    errors: int = 0
+    calls: int = 0
+    seconds: float = 0.0
+    files: list[Path] = field(default_factory=list)
+
+
+def gen_for_run(gen: GenParams, run: int) -> GenParams:
+    """Run ``k`` uses seed ``base + k`` (base 0 when unset), so runs differ when sampling."""
+    return replace(gen, seed=(gen.seed or 0) + run)
+
+
+def run_benchmark(
+    backend: ChatBackend,
+    instances: Sequence[Instance],
+    dataset: DatasetSource,
+    plan: RunPlan,
+    *,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+    on_skip: Callable[[int], None] | None = None,
+) -> RunSummary:
+    """Run every protocol and run of ``plan`` over ``instances``, resuming from records.
+
+    Returns a summary. For progress displays, ``on_record`` sees each record line as it
+    is written and ``on_skip`` the number of episodes skipped as already finished.
+    """
+    description = backend.describe()
+    model_name = plan.model_name or str(description.get("model", backend.name))
+    summary = RunSummary(Path(plan.out_dir) / model_slug(model_name, backend.fingerprint()))
+    start = time.perf_counter()
+    for config in plan.protocols:
+        for run in range(plan.runs):
+            _run_group(backend, instances, dataset, plan, config, run, summary, on_record, on_skip)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _run_group(
+    backend: ChatBackend,
+    instances: Sequence[Instance],
+    dataset: DatasetSource,
+    plan: RunPlan,
+    config: ProtocolConfig,
+    run: int,
+    summary: RunSummary,
+    on_record: Callable[[dict[str, Any]], None] | None,
+    on_skip: Callable[[int], None] | None,
+) -> None:
+    """One (protocol, run): skip finished keys, drive the rest, append a record per episode."""
+    gen = gen_for_run(plan.gen, run)
+    header = record_header(backend, dataset, plan, config, run, gen, len(instances))
+    keys = {
+        instance.id: episode_key(
+            model_fingerprint=header["model_fingerprint"],
+            backend=backend.name,
+            protocol=header["protocol"],
+            instance_id=instance.id,
+            run=run,
+            gen=header["gen"],
+        )
+        for instance in instances
+    }
+    done = finished_keys(run_files(summary.model_dir, config.variant, run))
+    todo = [instance for instance in instances if keys[instance.id] not in done]
+    summary.skipped += len(instances) - len(todo)
+    if on_skip is not None and len(todo) < len(instances):
+        on_skip(len(instances) - len(todo))
+    if not todo:
+        return
+    path = records_path(summary.model_dir, config.variant, run, plan.shard)
+    summary.files.append(path)
+    with RecordWriter(path, header) as writer:
+
+        def write(episode: Episode) -> None:
+            record = episode_record(episode, keys[episode.instance.id], run)
+            writer.append(record)
+            summary.finished += 1
+            summary.errors += record["error"] is not None
+            if on_record is not None:
+                on_record(record)
+
+        episodes = (make_episode(instance, config, run) for instance in todo)
+        stats = drive(backend, episodes, gen, batch_size=plan.batch_size, on_done=write)
+    summary.calls += stats.calls
+    logger.info("%s run %d: %d episodes in %d calls", config.variant, run, stats.episodes, stats.calls)
+
+
+def record_header(
+    backend: ChatBackend,
+    dataset: DatasetSource,
+    plan: RunPlan,
+    config: ProtocolConfig,
+    run: int,
+    gen: GenParams,
+    n_instances: int,
+) -> dict[str, Any]:
+    """The first line of a records file: who ran what, how, on which dataset build."""
+    description = backend.describe()
+    return {
+        "format": 1,
+        "created": now_iso(),
+        "model": plan.model_name or description.get("model"),
+        "model_fingerprint": backend.fingerprint(),
+        "backend_name": backend.name,
+        "backend": description,
+        "protocol": config.to_dict(),
+        "variant": config.variant,
+        "run": run,
+        "gen": gen.to_dict(),
+        "dataset_fingerprint": dataset.fingerprint,
+        "dataset": {"source": dataset.source, "revision": dataset.revision, "fingerprint": dataset.fingerprint},
+        "selection": {**plan.selection, "shard": list(plan.shard) if plan.shard else None, "n_instances": n_instances},
+        "versions": software_versions(),
+    }
+
+
+def episode_record(episode: Episode, key: str, run: int) -> dict[str, Any]:
+    """The JSON line of a finished episode (verdict included when it has an output)."""
+    outcome = episode.outcome()
+    instance = episode.instance
+    verdict = None
+    if outcome.error is None:
+        verdict = score_answer(outcome.output, instance.reference).to_dict()
+    return {
+        "key": key,
+        "id": instance.id,
+        "task": instance.task,
+        "difficulty": instance.difficulty,
+        "protocol": episode.config.variant,
+        "run": run,
+        "output": outcome.output,
+        "error": outcome.error,
+        "end": outcome.end,
+        "steps": outcome.steps,
+        "verdict": verdict,
+        "reference": instance.reference,
+        "turns": [turn.to_dict() for turn in outcome.turns],
+        "finished": now_iso(),
+    }

@@ -1,0 +1,354 @@
+"""Append-only JSONL records of finished episodes: the run log, the cache and the resume state.
+
+Layout under ``--out DIR`` (one folder per model, named after it plus a fingerprint
+prefix, so two models never share a file)::
+
+    DIR/<model-slug>/records/<variant>/run-<k>.jsonl                # one process
+    DIR/<model-slug>/records/<variant>/run-<k>.shard-<i>-of-<N>.jsonl  # --shard i/N
+    DIR/<model-slug>/submission.jsonl, results.json                 # written by the run / merge
+
+Each file starts with a header line (``"type": "header"``: versions, backend settings,
+protocol, generation settings, dataset fingerprint) followed by one ``"type": "episode"``
+line per finished episode, written whole, flushed and fsynced. An episode's ``key``
+hashes the model fingerprint, backend, protocol settings and prompt version, instance
+id, run index and generation settings.
+
+Resume: a key with an error-free line is finished and skipped; a key whose lines all
+carry ``error`` is run again (its new line is appended). Reading takes, per key, the
+last error-free line, else the last line. A torn last line (a process killed mid-write)
+is ignored on reading and cut off before the next append.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import platform
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vgau_data import __version__
+from vgau_data.errors import VgauError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+RECORD_FORMAT = 1
+HEADER_TYPE = "header"
+EPISODE_TYPE = "episode"
+_RUN_FILE = re.compile(r"run-(?P<run>\d+)(?:\.shard-(?P<index>\d+)-of-(?P<count>\d+))?\.jsonl")
+HEADER_MUST_MATCH: tuple[str, ...] = ("model_fingerprint", "backend_name", "protocol", "gen", "dataset_fingerprint")
+"""Header fields an existing file must share with a new run appending to it."""
+
+
+class RecordsError(VgauError, RuntimeError):
+    """A records file that cannot be appended to or read (locked, foreign settings, corrupt)."""
+
+
+def episode_key(
+    *,
+    model_fingerprint: str,
+    backend: str,
+    protocol: Mapping[str, Any],
+    instance_id: str,
+    run: int,
+    gen: Mapping[str, Any],
+) -> str:
+    """sha256 identifying one episode; any change of model, settings or prompt changes it.
+
+    Example:
+        >>> a = episode_key(model_fingerprint="m", backend="hf", protocol={"name": "direct"},
+        ...                 instance_id="maze-easy-0000", run=0, gen={"max_new_tokens": 8})
+        >>> a == episode_key(model_fingerprint="m2", backend="hf", protocol={"name": "direct"},
+        ...                  instance_id="maze-easy-0000", run=0, gen={"max_new_tokens": 8})
+        False
+    """
+    payload = {
+        "model": model_fingerprint,
+        "backend": backend,
+        "protocol": dict(protocol),
+        "id": instance_id,
+        "run": run,
+        "gen": dict(gen),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def model_slug(model: str, fingerprint: str) -> str:
+    """A folder name for a model: its last path component, made safe, plus 8 fingerprint digits.
+
+    Example:
+        >>> model_slug("/models/Qwen2.5-VL-7B-Instruct/", "abcdef0123")
+        'Qwen2.5-VL-7B-Instruct-abcdef01'
+    """
+    base = Path(model.rstrip("/")).name or model
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-.")[:60] or "model"
+    return f"{safe}-{fingerprint[:8]}"
+
+
+def records_path(model_dir: Path, variant: str, run: int, shard: tuple[int, int] | None = None) -> Path:
+    """Where one (variant, run[, shard]) writes its records."""
+    name = f"run-{run}.jsonl" if shard is None else f"run-{run}.shard-{shard[0]}-of-{shard[1]}.jsonl"
+    return model_dir / "records" / variant / name
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFileName:
+    """What a records file name says: its run and shard (None when unsharded or merged)."""
+
+    run: int
+    shard: tuple[int, int] | None
+
+
+def parse_records_name(path: Path) -> RecordFileName | None:
+    match = _RUN_FILE.fullmatch(path.name)
+    if match is None:
+        return None
+    shard = None if match["index"] is None else (int(match["index"]), int(match["count"]))
+    return RecordFileName(int(match["run"]), shard)
+
+
+def run_files(model_dir: Path, variant: str, run: int) -> list[Path]:
+    """Every records file of (variant, run): merged and shard files alike."""
+    folder = model_dir / "records" / variant
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p for p in folder.glob("run-*.jsonl") if (name := parse_records_name(p)) is not None and name.run == run
+    )
+
+
+def software_versions() -> dict[str, str]:
+    """Versions of everything that can change outputs (only libraries already imported)."""
+    versions = {"python": platform.python_version(), "platform": platform.platform(), "vgau_data": __version__}
+    for module in ("torch", "transformers", "vllm", "tokenizers", "PIL", "datasets"):
+        loaded = sys.modules.get(module)
+        if loaded is not None and hasattr(loaded, "__version__"):
+            versions[module] = str(loaded.__version__)
+    return versions
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# ---------------------------------------------------------------- reading
+
+
+def iter_lines(path: Path) -> Iterator[dict[str, Any]]:
+    """Parsed lines of a records file; a torn or invalid last line is skipped (with a log line)."""
+    with path.open("rb") as handle:
+        data = handle.read()
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as error:
+            if number == len(lines):
+                logger.warning("%s: ignoring a torn last line (%d bytes)", path, len(raw))
+                continue
+            raise RecordsError(f"{path}: line {number} is not JSON ({error}); the file is corrupt") from None
+        if not isinstance(obj, dict):
+            raise RecordsError(f"{path}: line {number} is not a JSON object")
+        yield obj
+
+
+def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """``(header, episode lines)`` of one file."""
+    header: dict[str, Any] | None = None
+    episodes = []
+    for obj in iter_lines(path):
+        if obj.get("type") == HEADER_TYPE:
+            if header is None:
+                header = obj
+        elif obj.get("type") == EPISODE_TYPE:
+            episodes.append(obj)
+    return header, episodes
+
+
+def final_records(episodes: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per key, the last error-free line, else the last line (in the order given).
+
+    Example:
+        >>> final_records([{"key": "a", "error": "x"}, {"key": "a", "error": None, "n": 1},
+        ...                {"key": "a", "error": "y"}])["a"]["n"]
+        1
+    """
+    final: dict[str, dict[str, Any]] = {}
+    for episode in episodes:
+        key = episode["key"]
+        current = final.get(key)
+        if current is None or episode.get("error") is None or current.get("error") is not None:
+            final[key] = dict(episode)
+    return final
+
+
+def finished_keys(paths: Iterable[Path]) -> set[str]:
+    """Keys with an error-free line in any of ``paths`` (what a rerun skips)."""
+    done: set[str] = set()
+    for path in paths:
+        if path.is_file():
+            done.update(e["key"] for e in read_records(path)[1] if e.get("error") is None)
+    return done
+
+
+# ---------------------------------------------------------------- writing
+
+
+class RecordWriter:
+    """Appends episode lines to one file, holding an exclusive lock on it while open.
+
+    A new file gets ``header`` as its first line; an existing one must have been written
+    with the same ``HEADER_MUST_MATCH`` settings.
+    """
+
+    def __init__(self, path: Path, header: Mapping[str, Any]) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise RecordsError(
+                f"{path} is being written by another process; give each process its own --shard i/N"
+            ) from None
+        try:
+            self._prepare(header)
+        except BaseException:
+            self.close()
+            raise
+
+    def _prepare(self, header: Mapping[str, Any]) -> None:
+        size = os.fstat(self._fd).st_size
+        if size == 0:
+            self._write({**header, "type": HEADER_TYPE})
+            return
+        self._cut_torn_tail(size)
+        existing, _ = read_records(self.path)
+        if existing is None:
+            raise RecordsError(f"{self.path} has no header line; move it away and rerun")
+        for field_name in HEADER_MUST_MATCH:
+            if existing.get(field_name) != header.get(field_name):
+                raise RecordsError(
+                    f"{self.path} was written with a different {field_name} "
+                    f"({existing.get(field_name)!r:.120} vs now {header.get(field_name)!r:.120}); "
+                    "use another --out folder, or delete the file to start over"
+                )
+
+    def _cut_torn_tail(self, size: int) -> None:
+        with self.path.open("rb") as handle:
+            data = handle.read()
+        end = data.rfind(b"\n") + 1
+        if end != size:
+            logger.warning("%s: cutting a torn last line of %d bytes", self.path, size - end)
+            os.ftruncate(self._fd, end)
+
+    def _write(self, obj: Mapping[str, Any]) -> None:
+        line = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
+        view = memoryview(line)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        os.fsync(self._fd)
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        """Write one finished episode (``type`` is set to ``episode``)."""
+        self._write({**record, "type": EPISODE_TYPE})
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+# ---------------------------------------------------------------- merging shards
+
+
+@dataclass(frozen=True, slots=True)
+class MergeReport:
+    """What ``merge_shards`` did for one (variant, run)."""
+
+    target: Path
+    files: int
+    episodes: int
+    errors: int
+    missing_shards: tuple[int, ...]
+
+
+def merge_shards(model_dir: Path) -> list[MergeReport]:
+    """Join every (variant, run)'s shard files into its ``run-<k>.jsonl``.
+
+    The merged file holds the header of the first shard and, per key, the final line
+    (error-free wins); it replaces an older merged file atomically. Shard files are
+    kept (rerunning merge is idempotent). Headers must agree on ``HEADER_MUST_MATCH``.
+    """
+    reports = []
+    records_root = model_dir / "records"
+    if not records_root.is_dir():
+        raise RecordsError(f"no records under {model_dir}; run `vgau-data run --out ...` first")
+    for variant_dir in sorted(p for p in records_root.iterdir() if p.is_dir()):
+        runs = sorted({n.run for p in variant_dir.glob("run-*.jsonl") if (n := parse_records_name(p)) is not None})
+        for run in runs:
+            reports.append(_merge_run(variant_dir, run))
+    return reports
+
+
+def _merge_run(variant_dir: Path, run: int) -> MergeReport:
+    target = variant_dir / f"run-{run}.jsonl"
+    files = [p for p in sorted(variant_dir.glob(f"run-{run}*.jsonl")) if (n := parse_records_name(p)) and n.run == run]
+    header: dict[str, Any] | None = None
+    episodes: list[dict[str, Any]] = []
+    shard_counts: set[int] = set()
+    shard_indexes: set[int] = set()
+    for path in files:
+        name = parse_records_name(path)
+        if name is not None and name.shard is not None:
+            shard_indexes.add(name.shard[0])
+            shard_counts.add(name.shard[1])
+        file_header, file_episodes = read_records(path)
+        if file_header is None:
+            raise RecordsError(f"{path} has no header line; cannot merge it")
+        if header is None:
+            header = file_header
+        else:
+            for field_name in HEADER_MUST_MATCH:
+                if header.get(field_name) != file_header.get(field_name):
+                    raise RecordsError(
+                        f"{path} differs from {files[0]} in {field_name}; these shards are from different runs"
+                    )
+        episodes.extend(file_episodes)
+    if len(shard_counts) > 1:
+        raise RecordsError(f"{variant_dir}: run {run} has shards of different counts {sorted(shard_counts)}")
+    missing = tuple(sorted(set(range(next(iter(shard_counts)))) - shard_indexes)) if shard_counts else ()
+    final = final_records(episodes)
+    merged_header = {**(header or {}), "merged_from": [p.name for p in files], "merged": now_iso()}
+    merged_header.get("selection", {}).pop("shard", None)
+    temporary = target.with_suffix(".jsonl.tmp")
+    with temporary.open("wb") as handle:
+        for obj in (merged_header, *final.values()):
+            handle.write(json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, target)
+    errors = sum(1 for e in final.values() if e.get("error") is not None)
+    return MergeReport(target, len(files), len(final), errors, missing)
