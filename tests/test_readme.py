@@ -22,3 +22,20 @@ def test_readme__ci_runs_the_readme_test_command_verbatim() -> None:
     test_command = readme_commands()[1]
     assert "pytest" in test_command
     assert test_command in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
+def test_readme__every_documented_vgau_data_command_parses() -> None:
+    import shlex
+
+    from vgau_data.cli import build_parser
+
+    text = (ROOT / "README.md").read_text()
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for match in re.finditer(r"vgau-data [^&;#|]*", line):
+                if "..." not in match.group():
+                    commands.append(match.group().replace("$i", "0").strip())
+    parser = build_parser()
+    used = {parser.parse_args(shlex.split(command)[1:]).command for command in commands}
+    assert {"build", "push", "score", "baseline", "convert", "run", "merge"} <= used

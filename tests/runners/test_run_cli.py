@@ -223,24 +223,3 @@ def test_run__bad_arguments_fail_with_a_message(dataset_dir, tmp_path, capsys) -
     assert "--shard" in capsys.readouterr().err
     assert _run(dataset_dir, tmp_path, "--backend", "hf", "--model", str(tmp_path), "--protocol", "direct") == 2
     assert "config.json" in capsys.readouterr().err
-
-
-def test_readme_section__every_documented_command_parses() -> None:
-    import re
-    import shlex
-
-    from vgau_data.cli import build_parser
-
-    text = (Path(__file__).resolve().parents[2] / "vgau_data" / "runners" / "README_SECTION.md").read_text()
-    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.DOTALL)
-    commands = []
-    for block in blocks:
-        for line in block.replace("\\\n", " ").splitlines():
-            for match in re.finditer(r"vgau-data [^&;#]*", line):
-                if "..." not in match.group():
-                    commands.append(match.group().replace("$i", "0").strip())
-    assert len(commands) >= 4 and any(" merge " in f" {c} " for c in commands)
-    parser = build_parser()
-    for command in commands:
-        args = parser.parse_args(shlex.split(command)[1:])
-        assert args.command in ("run", "merge")
