@@ -131,6 +131,6 @@ def png_bytes(image: Image.Image) -> bytes:
     return (
         _PNG_SIGNATURE
         + _png_chunk(b"IHDR", header)
-        + _png_chunk(b"IDAT", zlib.compress(filtered.tobytes(), PNG_COMPRESS_LEVEL))
+        + _png_chunk(b"IDAT", zlib.compress(filtered, PNG_COMPRESS_LEVEL))  # numpy buffer, no copy
         + _png_chunk(b"IEND", b"")
     )
