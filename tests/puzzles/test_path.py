@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles import maze, path
+from vgau_data.puzzles import grids, path
 from vgau_data.puzzles.base import AnswerError, Illegal, Replay, Solution
 from vgau_data.puzzles.path import PathState, from_ascii
 from vgau_data.rendering import font
@@ -218,7 +218,7 @@ def test_trajectory__marker_walks_the_true_path_whatever_the_answer() -> None:
 
 def random_tree_state(rng: np.random.Generator) -> PathState:
     """A random map built independently of the generator: a spanning-tree road, random marks."""
-    is_road = maze.grow_induced_tree(rng, limit=int(rng.integers(10, 101)))
+    is_road = grids.grow_induced_tree(rng, limit=int(rng.integers(10, 101)))
     grid = tuple("".join("." if is_road[r * 10 + c] else "#" for c in range(10)) for r in range(10))
     cells = [(r, c) for r in range(10) for c in range(10) if grid[r][c] == "."]
     picks = rng.choice(len(cells), size=min(7, len(cells)), replace=False)

@@ -19,28 +19,25 @@ Buckets:
 
 Answer:
     ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``; the last tagged list in the text
-    counts. ``answer_payload`` is the compact JSON list, e.g. ``["up","left"]``.
+    counts. ``answer_payload`` is the compact JSON list, e.g. ``["up","left"]``. The
+    format and the grid helpers are shared with sokoban and path (``grids``).
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, last_tagged, load_lenient, strip_fences
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles.base import (
     DELTAS,
     DIRECTIONS,
-    AnswerError,
     Cell,
     Direction,
     FamilySpec,
@@ -49,23 +46,31 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
-    parse_direction,
     walk,
 )
-from vgau_data.rendering import BoardGeometry, new_board
+from vgau_data.puzzles.grids import (
+    GEOMETRY,
+    NEIGHBOURS,
+    OPEN,
+    SIZE,
+    WALL,
+    cell_from_json,
+    cells_image,
+    direction_payload,
+    format_direction_answer,
+    grid_from_json,
+    grow_induced_tree,
+    load_state_object,
+    parse_direction_answer,
+)
+from vgau_data.rendering import new_board
 
 # --------------------------------------------------------------------------- constants
 
-SIZE: Final = 10
 BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 6), "medium": (7, 17), "hard": (18, 30)}
-MAX_ANSWER_STEPS: Final = 1000
-"""Longer answers are ``bad_format``: no 10x10 maze needs more than 100 moves."""
 MAX_ATTEMPTS: Final = 500
 """Trees tried per instance; a 30-move maze needs about 10 on average, 30 at worst in 300."""
 STARTS_PER_TREE: Final = 8
-
-WALL: Final = "#"
-OPEN: Final = "."
 
 WALL_RGB: Final = (36, 40, 48)
 OPEN_RGB: Final = (244, 240, 230)
@@ -75,20 +80,6 @@ GOAL_RGB: Final = (22, 163, 74)
 AGENT_INSET: Final = 13
 GOAL_INSET: Final = 5
 GOAL_WIDTH: Final = 5
-
-GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=52)
-TAG: Final = "ANSWER_JSON"
-
-NEIGHBOURS: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(
-        (r + dr) * SIZE + (c + dc)
-        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-        if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE
-    )
-    for r in range(SIZE)
-    for c in range(SIZE)
-)
-"""Flat-index neighbours of every cell of the 10x10 board (generator only)."""
 
 # --------------------------------------------------------------------------- state
 
@@ -125,45 +116,6 @@ def from_json(text: str) -> MazeState:
     start = cell_from_json(obj["start"], "start", grid)
     goal = cell_from_json(obj["goal"], "goal", grid)
     return MazeState(grid, start, goal)
-
-
-def load_state_object(text: str) -> dict[str, Any]:
-    """``json.loads`` a state string into a dict, or raise ``StateError`` (shared with path)."""
-    if not isinstance(text, str):
-        raise StateError(f"state must be a JSON string, got {type(text).__name__}")
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError) as e:
-        raise StateError(f"state is not valid JSON: {e}") from e
-    if not isinstance(obj, dict):
-        raise StateError(f"state must be a JSON object, got {type(obj).__name__}")
-    return obj
-
-
-def grid_from_json(value: object, size: int) -> tuple[str, ...]:
-    """Validate a ``size`` x ``size`` list of ``#``/``.`` rows (shared with path)."""
-    if not isinstance(value, list) or len(value) != size:
-        raise StateError(f"grid must be a list of {size} strings")
-    for index, row in enumerate(value):
-        if not isinstance(row, str) or len(row) != size or set(row) - {WALL, OPEN}:
-            raise StateError(f"grid row {index} must be a string of {size} '#'/'.' characters, got {row!r:.40}")
-    return tuple(value)
-
-
-def cell_from_json(value: object, name: str, grid: tuple[str, ...]) -> Cell:
-    """Validate ``[r, c]`` as an open cell of ``grid`` (shared with path)."""
-    if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise StateError(f"{name} must be [r, c] with integer r and c, got {value!r:.40}")
-    r, c = value
-    if not (0 <= r < len(grid) and 0 <= c < len(grid[0])):
-        raise StateError(f"{name} {value} is outside the {len(grid)}x{len(grid[0])} board")
-    if grid[r][c] != OPEN:
-        raise StateError(f"{name} {value} is on a wall; it must be an open cell")
-    return (r, c)
 
 
 def to_ascii(state: MazeState) -> list[str]:
@@ -339,42 +291,6 @@ def generate(difficulty: str, rng: np.random.Generator) -> MazeState:
     raise GenerationError(f"maze/{difficulty}: no goal at distance {distance} in {MAX_ATTEMPTS} trees")
 
 
-def grow_induced_tree(rng: np.random.Generator, seed_cells: Sequence[int] = (), limit: int = SIZE * SIZE) -> bytearray:
-    """Grow an induced tree of open cells on the 10x10 board (flat indices ``r*10+c``).
-
-    Starts from ``seed_cells`` (which must already form an induced tree; a random cell
-    when empty) and keeps opening random wall cells that touch exactly one open cell,
-    until none is left or ``limit`` cells are open. Every open cell set it returns is
-    connected and acyclic, with no 2x2 block. Shared with the path family.
-    """
-    is_open = bytearray(SIZE * SIZE)
-    touching = bytearray(SIZE * SIZE)  # open neighbours of each cell
-    seeds = list(seed_cells) or [int(rng.integers(SIZE * SIZE))]
-    for cell in seeds:
-        is_open[cell] = 1
-        for nb in NEIGHBOURS[cell]:
-            touching[nb] += 1
-    frontier = [i for i in range(SIZE * SIZE) if not is_open[i] and touching[i] == 1]
-    draws = rng.random(SIZE * SIZE + len(frontier)).tolist()  # one per pop; each cell joins once
-    n_open = len(seeds)
-    k = 0
-    while frontier and n_open < limit:
-        index = int(draws[k] * len(frontier))
-        k += 1
-        cell = frontier[index]
-        frontier[index] = frontier[-1]
-        frontier.pop()
-        if touching[cell] != 1:
-            continue
-        is_open[cell] = 1
-        n_open += 1
-        for nb in NEIGHBOURS[cell]:
-            touching[nb] += 1
-            if touching[nb] == 1 and not is_open[nb]:
-                frontier.append(nb)
-    return is_open
-
-
 def _distances(is_open: bytearray, source: int) -> list[int]:
     dist = [-1] * (SIZE * SIZE)
     dist[source] = 0
@@ -407,71 +323,12 @@ def _background(grid: tuple[str, ...]) -> Image.Image:
     return image
 
 
-def cells_image(grid: tuple[str, ...], colours: dict[str, tuple[int, int, int]]) -> Image.Image:
-    """The cell area: one flat colour per grid character, each cell ``GEOMETRY.cell_px`` square.
-
-    Drawn as a 1-pixel-per-cell image scaled up by an integer factor (nearest neighbour),
-    about 20x faster than one rectangle per cell. Shared with the path family.
-    """
-    pixels = b"".join(bytes(colours[char]) for row in grid for char in row)
-    small = Image.frombytes("RGB", (len(grid[0]), len(grid)), pixels)
-    return small.resize((len(grid[0]) * GEOMETRY.cell_px, len(grid) * GEOMETRY.cell_px), Image.Resampling.NEAREST)
-
-
 # --------------------------------------------------------------------------- answers
+# The direction list ``<ANSWER_JSON>["up","left"]</ANSWER_JSON>`` shared with sokoban.
 
-_WORD_SPLIT = re.compile(r"[\s,;]+")
-
-
-def parse_answer(text: str) -> tuple[Direction, ...]:
-    """The last ``<ANSWER_JSON>[...]</ANSWER_JSON>`` list of directions in ``text``.
-
-    Tolerates prose, fences, case, single quotes, trailing commas, ``u d l r`` and a
-    bracket-less word list. Raises ``AnswerError`` (``no_answer``, ``bad_format``,
-    ``unknown_action``) and nothing else.
-
-    Example:
-        >>> parse_answer("so: <answer_json>['Up', 'l',]</answer_json>")
-        ('up', 'left')
-    """
-    if not isinstance(text, str):
-        raise AnswerError("no_answer", f"not text: {type(text).__name__}")
-    payload = last_tagged(text, TAG)
-    if payload is None:
-        raise AnswerError("no_answer", f"no <{TAG}>...</{TAG}> found")
-    if len(payload) > MAX_PAYLOAD_CHARS:
-        raise AnswerError("bad_format", f"payload of {len(payload)} characters")
-    if "[" in payload or "{" in payload:
-        value = load_lenient(payload)
-        if not isinstance(value, list):
-            raise AnswerError("bad_format", f"expected a list of directions, got {type(value).__name__}")
-    else:  # tolerate a bare word list: up, left, down
-        value = [word.strip("\"'`") for word in _WORD_SPLIT.split(strip_fences(payload)) if word.strip("\"'`")]
-        if not value:
-            raise AnswerError("bad_format", "empty payload")
-    if len(value) > MAX_ANSWER_STEPS:
-        raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_ANSWER_STEPS})")
-    steps = []
-    for item in value:
-        if not isinstance(item, str):
-            raise AnswerError("bad_format", f"a step must be a direction string, got {item!r:.40}")
-        steps.append(parse_direction(item))
-    return tuple(steps)
-
-
-def answer_payload(answer: Sequence[Direction]) -> str:
-    """Compact JSON list, e.g. ``["up","left"]`` (the dataset's ``solution`` column).
-
-    Example:
-        >>> answer_payload(("up", "left"))
-        '["up","left"]'
-    """
-    return canonical_json(list(answer))
-
-
-def format_answer(answer: Sequence[Direction]) -> str:
-    """The full answer text: ``<ANSWER_JSON>["up","left"]</ANSWER_JSON>``."""
-    return f"<{TAG}>{answer_payload(answer)}</{TAG}>"
+parse_answer = parse_direction_answer
+answer_payload = direction_payload
+format_answer = format_direction_answer
 
 
 # --------------------------------------------------------------------------- prompts

@@ -29,7 +29,8 @@ Answer:
     ``<answer>A,C</answer>``: comma-separated letters A-E (case and spaces tolerated;
     ``<answer></answer>`` is the empty answer, "no label"). ``answer_payload`` is the
     compact JSON list of letters, e.g. ``["A","C"]``. The interactive per-turn format is
-    maze's ``<ANSWER_JSON>["up",...]</ANSWER_JSON>``.
+    the direction list ``<ANSWER_JSON>["up",...]</ANSWER_JSON>`` of maze and sokoban
+    (``grids``), which also holds the grid helpers path shares with maze.
 """
 
 from __future__ import annotations
@@ -46,10 +47,8 @@ from PIL import Image, ImageDraw
 
 from vgau_data.answers import last_tagged, strip_fences
 from vgau_data.errors import GenerationError, StateError
-from vgau_data.puzzles import maze
 from vgau_data.puzzles.base import (
     DELTAS,
-    DIRECTIONS,
     AnswerError,
     Cell,
     Direction,
@@ -59,6 +58,16 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
+)
+from vgau_data.puzzles.grids import (
+    NEIGHBOURS,
+    cell_from_json,
+    cells_image,
+    format_direction_answer,
+    grid_from_json,
+    grow_induced_tree,
+    load_state_object,
+    parse_direction_answer,
 )
 from vgau_data.rendering import BoardGeometry, font, new_board
 
@@ -141,12 +150,12 @@ def from_json(text: str) -> PathState:
     Checks the 10x10 ``#``/``.`` grid, that start, end and labels are distinct road cells,
     that label keys are letters A-E, and that the road cells form a tree.
     """
-    obj = maze.load_state_object(text)
+    obj = load_state_object(text)
     if set(obj) != {"grid", "start", "end", "labels"}:
         raise StateError(f"path state needs exactly the keys grid, start, end, labels; got {sorted(obj)}")
-    grid = maze.grid_from_json(obj["grid"], SIZE)
-    start = maze.cell_from_json(obj["start"], "start", grid)
-    end = maze.cell_from_json(obj["end"], "end", grid)
+    grid = grid_from_json(obj["grid"], SIZE)
+    start = cell_from_json(obj["start"], "start", grid)
+    end = cell_from_json(obj["end"], "end", grid)
     raw = obj["labels"]
     if not isinstance(raw, dict):
         raise StateError(f'labels must be an object like {{"A": [r, c]}}, got {type(raw).__name__}')
@@ -154,7 +163,7 @@ def from_json(text: str) -> PathState:
     for letter in sorted(raw):
         if letter not in _LETTER_SET:
             raise StateError(f"label key {letter!r:.20} must be one of the letters {', '.join(LETTERS)}")
-        labels.append((letter, maze.cell_from_json(raw[letter], f"label {letter}", grid)))
+        labels.append((letter, cell_from_json(raw[letter], f"label {letter}", grid)))
     return _checked(PathState(grid, start, end, tuple(labels)))
 
 
@@ -382,7 +391,7 @@ def generate(difficulty: str, rng: np.random.Generator) -> PathState:
         if route is None:
             continue
         limit = max(int(rng.integers(*ROAD_CELLS)), len(route) + N_LABELS)
-        is_road = maze.grow_induced_tree(rng, route, limit)
+        is_road = grow_induced_tree(rng, route, limit)
         on_route = set(route)
         off = [i for i in range(SIZE * SIZE) if is_road[i] and i not in on_route]
         inner = route[1:-1]
@@ -409,11 +418,11 @@ def _induced_walk(rng: np.random.Generator, moves: int) -> list[int] | None:
     route = [here]
     for k in range(moves + 1):
         is_road[here] = 1
-        for nb in maze.NEIGHBOURS[here]:
+        for nb in NEIGHBOURS[here]:
             touching[nb] += 1
         if k == moves:
             break
-        options = [nb for nb in maze.NEIGHBOURS[here] if not is_road[nb] and touching[nb] == 1]
+        options = [nb for nb in NEIGHBOURS[here] if not is_road[nb] and touching[nb] == 1]
         if not options:
             return None
         here = options[int(draws[k] * len(options))]
@@ -471,7 +480,7 @@ def _background(
     grid: tuple[str, ...], start: Cell, end: Cell, labels: tuple[tuple[str, Cell], ...]
 ) -> Image.Image:
     image = new_board(GEOMETRY, FRAME_RGB)
-    image.paste(maze.cells_image(grid, {WALL: WALL_RGB, ROAD: ROAD_RGB}), GEOMETRY.cell_box((0, 0))[:2])
+    image.paste(cells_image(grid, {WALL: WALL_RGB, ROAD: ROAD_RGB}), GEOMETRY.cell_box((0, 0))[:2])
     draw = ImageDraw.Draw(image)
     _triangle(draw, start, TRIANGLE_INSET, START_RGB)
     _triangle(draw, end, TRIANGLE_INSET, END_RGB)
@@ -600,7 +609,7 @@ SPEC = FamilySpec(
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
-    parse_steps=maze.parse_answer,
-    format_steps=maze.format_answer,
+    parse_steps=parse_direction_answer,
+    format_steps=format_direction_answer,
     episode_answer=episode_answer,
 )

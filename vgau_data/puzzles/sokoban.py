@@ -18,7 +18,8 @@ Buckets:
     of every (player, box) state at once, and samples a state of the bucket that needs a
     few pushes; ``solve`` is an independent forward BFS.
 Answer:
-    ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``; the last tagged list wins.
+    ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``; the last tagged list wins. The
+    format (parser included) is maze's, shared through ``grids``.
 """
 
 from __future__ import annotations
@@ -32,12 +33,10 @@ from typing import Final
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vgau_data.answers import last_tagged, load_lenient
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles.base import (
     DELTAS,
     DIRECTIONS,
-    AnswerError,
     Cell,
     Direction,
     FamilySpec,
@@ -46,9 +45,9 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
-    parse_direction,
     walk,
 )
+from vgau_data.puzzles.grids import DIRECTION_TAG, direction_payload, format_direction_answer, parse_direction_answer
 from vgau_data.rendering import BoardGeometry
 
 # ---------------------------------------------------------------------------- constants
@@ -58,8 +57,7 @@ SIZE: Final = 10
 BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 8), "medium": (10, 16), "hard": (20, 39)}
 MIN_PUSHES: Final[dict[str, int]] = {"easy": 1, "medium": 3, "hard": 4}
 """Fewest pushes an optimal solution of a generated instance needs (long walks alone are dull)."""
-MAX_ANSWER_STEPS: Final = 1000
-ANSWER_TAG: Final = "ANSWER_JSON"
+ANSWER_TAG: Final = DIRECTION_TAG
 
 WALL: Final = "#"
 FLOOR: Final = "."
@@ -626,56 +624,11 @@ def render(state: SokobanState) -> Image.Image:
 
 
 # ---------------------------------------------------------------------------- answers
+# The direction list ``<ANSWER_JSON>["up","left"]</ANSWER_JSON>`` shared with maze.
 
-
-def parse_answer(text: str) -> tuple[Direction, ...]:
-    """The directions of the last ``<ANSWER_JSON>[...]</ANSWER_JSON>`` in ``text``.
-
-    Raises:
-        AnswerError: ``no_answer`` (no tagged answer), ``bad_format`` (not a list of
-            strings, or longer than 1000 steps), ``unknown_action`` (not a direction).
-
-    Example:
-        >>> parse_answer("so: <answer_json>['U', 'left',]</answer_json>")
-        ('up', 'left')
-    """
-    if not isinstance(text, str):
-        raise AnswerError("no_answer", f"expected text, got {type(text).__name__}")
-    payload = last_tagged(text, ANSWER_TAG)
-    if payload is None:
-        raise AnswerError("no_answer", f"no <{ANSWER_TAG}>...</{ANSWER_TAG}> found")
-    try:
-        value = load_lenient(payload)
-    except (IndexError, ValueError, TypeError, RecursionError, OverflowError) as e:
-        # vgau_data.answers can raise IndexError on a truncated object such as "[{"
-        raise AnswerError("bad_format", f"unreadable payload: {type(e).__name__}") from e
-    if not isinstance(value, list):
-        raise AnswerError("bad_format", "the answer must be a JSON list of directions")
-    if len(value) > MAX_ANSWER_STEPS:
-        raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_ANSWER_STEPS})")
-    if not all(isinstance(step, str) for step in value):
-        raise AnswerError("bad_format", "every step must be a direction string")
-    return tuple(parse_direction(step) for step in value)
-
-
-def answer_payload(answer: Sequence[Direction]) -> str:
-    """The JSON list stored in the dataset's ``solution`` column.
-
-    Example:
-        >>> answer_payload(("up", "left"))
-        '["up","left"]'
-    """
-    return canonical_json(list(answer))
-
-
-def format_answer(answer: Sequence[Direction]) -> str:
-    """The answer in SPEC §3's format, tags included.
-
-    Example:
-        >>> format_answer(("down",))
-        '<ANSWER_JSON>["down"]</ANSWER_JSON>'
-    """
-    return f"<{ANSWER_TAG}>{answer_payload(answer)}</{ANSWER_TAG}>"
+parse_answer = parse_direction_answer
+answer_payload = direction_payload
+format_answer = format_direction_answer
 
 
 # ---------------------------------------------------------------------------- prompts

@@ -1,0 +1,72 @@
+"""Time every family: generate+solve per bucket, then render and replay.
+
+    python benchmarks/generate.py                              # all families, 20 seeds per bucket
+    python benchmarks/generate.py --families maze sokoban --seeds 50
+
+Instance seeds come from ``vgau_data.seeding`` (master seed 0) exactly as the dataset
+builder derives them, so a bucket's instances are the ones a build would hold. Per bucket
+it prints the mean and max seconds of ``generate`` + ``solve`` (what the builder pays per
+row; parking's ``generate`` already solves and caches) and the range of optimal lengths;
+per family, the milliseconds to render one board and the microseconds to replay one
+optimal answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+from vgau_data.puzzles.base import FamilySpec, Solution
+from vgau_data.registry import FAMILIES
+from vgau_data.seeding import instance_seed, rng_for
+
+MASTER_SEED = 0
+REPLAY_ROUNDS = 20
+
+
+def time_family(spec: FamilySpec, seeds: int) -> None:
+    """Print one line per bucket and one for render and replay."""
+    instances: list[tuple[Any, Solution]] = []
+    for difficulty in spec.buckets:
+        seconds, lengths = [], []
+        for index in range(seeds):
+            rng = rng_for(instance_seed(MASTER_SEED, spec.name, difficulty, index))
+            began = time.perf_counter()
+            state = spec.generate(difficulty, rng)
+            solution = spec.solve(state)
+            seconds.append(time.perf_counter() - began)
+            if solution is None:
+                raise SystemExit(f"{spec.name}/{difficulty}/{index}: the generated state has no solution")
+            lengths.append(solution.optimal_length)
+            instances.append((state, solution))
+        print(
+            f"{spec.name:8s} {difficulty:6s} generate+solve mean {statistics.mean(seconds):.5f} s"
+            f"  max {max(seconds):.5f} s  optimal {min(lengths)}-{max(lengths)}"
+        )
+    began = time.perf_counter()
+    for state, _ in instances:
+        spec.render(state)
+    render_ms = (time.perf_counter() - began) / len(instances) * 1e3
+    began = time.perf_counter()
+    for _ in range(REPLAY_ROUNDS):
+        for state, solution in instances:
+            spec.replay(state, solution.answer)
+    replay_us = (time.perf_counter() - began) / (REPLAY_ROUNDS * len(instances)) * 1e6
+    print(f"{spec.name:8s} render {render_ms:.2f} ms/board  replay {replay_us:.1f} us/optimal answer")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
+    parser.add_argument("--seeds", type=int, default=20, help="instances per bucket (default 20)")
+    args = parser.parse_args(argv)
+    if args.seeds < 1:
+        parser.error(f"--seeds must be >= 1, got {args.seeds}")
+    for name in args.families:
+        time_family(FAMILIES[name], args.seeds)
+
+
+if __name__ == "__main__":
+    main()
