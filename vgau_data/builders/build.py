@@ -147,15 +147,16 @@ def build_dataset(
             for task, row, seconds in _run_tasks(pending, config.workers):
                 results[task] = row
                 family_seconds[task.family] += seconds
+                bars[task.family].update(1)
             retry = []
             for task in pending:  # deterministic order: family, difficulty, index
                 row = results[task]
                 if row["state"] in seen_states[task.family]:
                     retry.append(dataclasses.replace(task, attempt=task.attempt + 1))
+                    bars[task.family].total += 1  # the duplicate is made again
                     continue
                 seen_states[task.family].add(row["state"])
                 accepted[(task.family, task.difficulty, task.index)] = row
-                bars[task.family].update(1)
             replaced += len(retry)
             pending = retry
         if pending:

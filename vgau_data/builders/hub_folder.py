@@ -57,12 +57,18 @@ def parquet_path(out_dir: Path, family: str) -> Path:
 
 def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     """Write one config's rows; the same rows give the same bytes."""
-    from datasets import Dataset
+    import datasets
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    dataset = Dataset.from_list(list(rows), features=features())
+    dataset = datasets.Dataset.from_list(list(rows), features=features())
     tmp = path.with_suffix(".parquet.tmp")
-    dataset.to_parquet(str(tmp))
+    bars_were_on = not datasets.are_progress_bars_disabled()
+    datasets.disable_progress_bars()  # the build shows its own bars; one per write is noise
+    try:
+        dataset.to_parquet(str(tmp))
+    finally:
+        if bars_were_on:
+            datasets.enable_progress_bars()
     tmp.replace(path)
 
 
