@@ -8,6 +8,7 @@ another folder of the same name) can return the previous build's rows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,3 +33,18 @@ def load_puzzles(source: str | Path, family: str, *, revision: str | None = None
             raise FileNotFoundError(f"{folder} has no {name}/test-*.parquet; build it with `vgau-data build --out {folder}`")
         return load_dataset("parquet", data_files={"test": files}, split="test")
     return load_dataset(str(source), name, split="test", revision=revision)
+
+
+def read_config_columns(folder: str | Path, family: str, columns: Sequence[str]) -> list[dict[str, Any]]:
+    """Rows of one config of a local build as plain dicts, reading only ``columns`` that exist.
+
+    Straight from the Parquet files with pyarrow (no ``datasets`` cache, images stay PNG
+    bytes); scoring and the runners read the dataset this way. An absent config gives [].
+    """
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = []
+    for path in sorted((Path(folder) / get_family(family).name).glob("test-*.parquet")):
+        present = set(pq.read_schema(path).names)
+        rows.extend(pq.read_table(path, columns=[c for c in columns if c in present]).to_pylist())
+    return rows

@@ -11,12 +11,13 @@ A local folder is read directly; a Hub repo id is first downloaded with
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from vgau_data.builders.load import read_config_columns
 from vgau_data.errors import MissingDependencyError, SubmissionError, VgauError
 from vgau_data.metrics.scoring import Reference, make_reference
 from vgau_data.puzzles.base import DIFFICULTIES
@@ -112,22 +113,6 @@ def rows_from_records(records: Iterable[Mapping[str, Any]]) -> tuple[DatasetRow,
     return tuple(rows)
 
 
-def _parquet_files(folder: Path, family: str) -> list[Path]:
-    return sorted((folder / family).glob("test-*.parquet"))
-
-
-def _read_parquet_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError as error:
-        raise MissingDependencyError("pyarrow missing: pip install pyarrow (it comes with datasets)") from error
-    records: list[dict[str, Any]] = []
-    for path in paths:
-        table = pq.read_table(path, columns=list(SCORING_COLUMNS))
-        records.extend(table.to_pylist())
-    return records
-
-
 def fingerprint_of(folder: str | Path) -> str:
     """The dataset fingerprint of a built folder (``vgau_data.builders.dataset_fingerprint``)."""
     from vgau_data.builders import dataset_fingerprint
@@ -147,9 +132,7 @@ def load_local_references(
     root = Path(folder)
     records: list[dict[str, Any]] = []
     for family in FAMILIES:
-        paths = _parquet_files(root, family)
-        if paths:
-            records.extend(_read_parquet_rows(paths))
+        records.extend(read_config_columns(root, family, SCORING_COLUMNS))
     if not records:
         raise DatasetNotFoundError(
             f"no <family>/test-*.parquet files under {str(root)!r}; build the dataset first (vgau-data build --out DIR)"

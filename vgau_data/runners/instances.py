@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vgau_data.builders.load import read_config_columns
 from vgau_data.errors import VgauError
 from vgau_data.metrics.scoring import make_reference
 from vgau_data.puzzles.base import DIFFICULTIES
@@ -92,23 +93,6 @@ class Instance:
 
 INSTANCE_COLUMNS: tuple[str, ...] = ("id", "task", "difficulty", "optimal_length", "state", "image", "oracle_aid")
 IMAGE_COLUMNS: tuple[str, ...] = ("image", "oracle_aid")
-
-
-def read_family_rows(folder: Path, family: str) -> list[dict[str, Any]]:
-    """The instance columns of one config's Parquet files (images stay PNG bytes).
-
-    Read with pyarrow straight from the files, never through the ``datasets`` cache:
-    that cache names a local folder by its base name, so a rebuilt folder can come back
-    stale while its fingerprint (hashed from the files) is new.
-    """
-    import pyarrow.parquet as pq
-
-    paths = sorted((folder / family).glob("test-*.parquet"))
-    rows: list[dict[str, Any]] = []
-    for path in paths:
-        present = pq.read_schema(path).names
-        rows.extend(pq.read_table(path, columns=[c for c in INSTANCE_COLUMNS if c in present]).to_pylist())
-    return rows
 
 
 def _as_image(data: bytes | Image.Image) -> Image.Image:
@@ -202,7 +186,7 @@ def load_instances(
     for name in FAMILIES:
         if name not in wanted:
             continue
-        rows = [row for row in read_family_rows(Path(source.local_dir), name) if row["difficulty"] in levels]
+        rows = [row for row in read_config_columns(source.local_dir, name, INSTANCE_COLUMNS) if row["difficulty"] in levels]
         instances.extend(instance_from_row(row) for row in rows[:limit])
     if not instances:
         raise SelectionError(f"no rows of {wanted} with difficulty in {levels} in {source.source!r}")
