@@ -169,6 +169,11 @@ def walk(state: Any, answer: Sequence[Any], apply_step: Callable[[Any, Any], Any
     return states
 
 
+def steps_are_the_answer(initial_state: Any, steps: Sequence[Any]) -> tuple[Any, ...]:
+    """``episode_answer`` of every family whose interactive steps are answer steps (all but path)."""
+    return tuple(steps)
+
+
 @dataclass(frozen=True, slots=True)
 class FamilySpec:
     """One puzzle family, as the rest of the package sees it.

@@ -56,6 +56,7 @@ from vgau_data.puzzles.base import (
     canonical_json,
     parse_direction,
     replay_steps,
+    steps_are_the_answer,
     walk,
 )
 from vgau_data.rendering import BoardGeometry, draw_centered_text, new_board
@@ -838,5 +839,5 @@ SPEC = FamilySpec(
     is_goal=is_goal,
     parse_steps=parse_answer,
     format_steps=format_answer,
-    episode_answer=lambda state, steps: tuple(steps),
+    episode_answer=steps_are_the_answer,
 )

@@ -46,6 +46,7 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
+    steps_are_the_answer,
     walk,
 )
 from vgau_data.puzzles.grids import (
@@ -379,11 +380,6 @@ def random_answer(state: MazeState, rng: np.random.Generator) -> tuple[Direction
     return tuple(steps)
 
 
-def episode_answer(initial_state: MazeState, steps: Sequence[Direction]) -> tuple[Direction, ...]:
-    """An interactive episode's steps are the answer itself."""
-    return tuple(steps)
-
-
 SPEC = FamilySpec(
     name="maze",
     buckets=BUCKETS,
@@ -406,5 +402,5 @@ SPEC = FamilySpec(
     is_goal=is_goal,
     parse_steps=parse_answer,
     format_steps=format_answer,
-    episode_answer=episode_answer,
+    episode_answer=steps_are_the_answer,
 )

@@ -49,6 +49,7 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
+    steps_are_the_answer,
     walk,
 )
 from vgau_data.rendering import BoardGeometry, new_board
@@ -868,10 +869,6 @@ def random_answer(state: OnetState, rng: np.random.Generator) -> tuple[Step, ...
     return tuple((divmod(i, SIZE), divmod(j, SIZE)) for i, j in zip(order[::2], order[1::2]))
 
 
-def _episode_answer(initial: OnetState, steps: Sequence[Step]) -> tuple[Step, ...]:
-    return tuple(steps)
-
-
 SPEC = FamilySpec(
     name=NAME,
     buckets=BUCKETS,
@@ -894,5 +891,5 @@ SPEC = FamilySpec(
     is_goal=is_goal,
     parse_steps=parse_answer,
     format_steps=format_answer,
-    episode_answer=_episode_answer,
+    episode_answer=steps_are_the_answer,
 )

@@ -51,6 +51,7 @@ from vgau_data.puzzles.base import (
     Solution,
     canonical_json,
     parse_direction,
+    steps_are_the_answer,
     walk,
 )
 from vgau_data.rendering import BoardGeometry, draw_centered_text
@@ -1020,10 +1021,6 @@ def random_answer(state: ParkingState, rng: np.random.Generator) -> tuple[Step, 
     return tuple(steps)
 
 
-def _episode_answer(initial_state: ParkingState, steps: Sequence[Step]) -> tuple[Step, ...]:
-    return tuple(steps)
-
-
 def _solve(state: ParkingState) -> Solution | None:
     return solve(state)
 
@@ -1050,5 +1047,5 @@ SPEC = FamilySpec(
     is_goal=is_goal,
     parse_steps=parse_answer,
     format_steps=format_answer,
-    episode_answer=_episode_answer,
+    episode_answer=steps_are_the_answer,
 )

@@ -45,6 +45,7 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
+    steps_are_the_answer,
     walk,
 )
 from vgau_data.puzzles.grids import DIRECTION_TAG, direction_payload, format_direction_answer, parse_direction_answer
@@ -687,10 +688,6 @@ def random_answer(state: SokobanState, rng: np.random.Generator) -> tuple[Direct
     return tuple(DIRECTIONS[int(k)] for k in rng.integers(4, size=length))
 
 
-def _episode_answer(initial_state: SokobanState, steps: Sequence[Direction]) -> tuple[Direction, ...]:
-    return tuple(steps)
-
-
 SPEC = FamilySpec(
     name=NAME,
     buckets=BUCKETS,
@@ -713,5 +710,5 @@ SPEC = FamilySpec(
     is_goal=is_goal,
     parse_steps=parse_answer,
     format_steps=format_answer,
-    episode_answer=_episode_answer,
+    episode_answer=steps_are_the_answer,
 )
