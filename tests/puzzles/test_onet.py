@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vgau_data.errors import GenerationError, StateError
-from vgau_data.puzzles import onet
+from vgau_data.puzzles import onet, onet_render
 from vgau_data.puzzles.base import ILLEGAL_CODES, AnswerError, Illegal
 
 EMPTY_ROWS = ["......"] * 6
@@ -232,6 +232,7 @@ def test_ascii__round_trip_and_errors():
 def test_fruits__at_least_sixteen_distinct_kinds():
     assert len(set(onet.FRUITS)) == len(onet.FRUITS) >= 16
     assert len(set(onet.FRUIT_LETTERS.values())) == len(onet.FRUITS)
+    assert set(onet_render.FRUIT_DRAWINGS) == set(onet.FRUITS)
 
 
 # --------------------------------------------------------------------------- rules
@@ -498,7 +499,7 @@ FINGERPRINTS = {
     "strawberry": ((238, 45, 66), (216, 59, 64), (237, 41, 61), (255, 253, 247), (238, 46, 66)),
     "watermelon": ((22, 18, 18), (255, 253, 247), (32, 115, 32), (171, 215, 138), (255, 250, 244)),
 }
-EMPTY_FINGERPRINT = (onet.BACKGROUND,) * len(SAMPLE_OFFSETS)
+EMPTY_FINGERPRINT = (onet_render.BACKGROUND,) * len(SAMPLE_OFFSETS)
 TOLERANCE = 120  # summed |difference| over the 15 channels; fingerprints differ by > 500
 
 
@@ -529,7 +530,7 @@ def test_render__fingerprints_are_distinct():
 
 def test_render__size_and_mode():
     image = onet.render(gen("easy", 0))
-    assert image.mode == "RGB" and image.size == onet.GEOMETRY.size == (560, 560)
+    assert image.mode == "RGB" and image.size == onet_render.GEOMETRY.size == (560, 560)
 
 
 def test_render__golden_decode_generated():
@@ -551,7 +552,7 @@ def test_render__golden_decode_every_fruit_everywhere():
 def test_render__empty_cells_plain_and_deterministic():
     state = onet.from_ascii(EMPTY_ROWS)
     pixels = np.asarray(onet.render(state))
-    assert (pixels == np.array(onet.BACKGROUND, dtype=np.uint8)).all()
+    assert (pixels == np.array(onet_render.BACKGROUND, dtype=np.uint8)).all()
     state = gen("hard", 9)
     assert onet.render(state).tobytes() == onet.render(state).tobytes()
 
@@ -561,8 +562,8 @@ def test_render__tiles_stay_inside_cells():
     pixels = np.asarray(onet.render(state)).astype(int)
     for k in range(7):  # cell boundaries carry the background (tiles are inset)
         edge = 16 + k * 88 - (1 if k == 6 else 0)
-        assert (pixels[edge, :] == onet.BACKGROUND).all()
-        assert (pixels[:, edge] == onet.BACKGROUND).all()
+        assert (pixels[edge, :] == onet_render.BACKGROUND).all()
+        assert (pixels[:, edge] == onet_render.BACKGROUND).all()
 
 
 # --------------------------------------------------------------------------- answers

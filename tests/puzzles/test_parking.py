@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles import parking
+from vgau_data.puzzles import parking, parking_render
 from vgau_data.puzzles.base import AnswerError, Illegal, replay_steps
 from vgau_data.puzzles.parking import ParkingState, Vehicle, from_ascii, to_ascii
+from vgau_data.puzzles.parking_search import SearchLimitError
 
 # ---------------------------------------------------------------------------- fixtures
 
@@ -145,22 +146,22 @@ def _decode(image) -> ParkingState:
     """Rebuild the state from pixels: one fixed point per cell (away from the letters) gives
     the vehicle id by its palette colour; the right margin tells the exit row."""
     px = image.load()
-    geometry = parking.GEOMETRY
-    by_colour = {rgb: vid for vid, rgb in parking.PALETTE.items()}
+    geometry = parking_render.GEOMETRY
+    by_colour = {rgb: vid for vid, rgb in parking_render.PALETTE.items()}
     cells: dict[str, list[tuple[int, int]]] = {}
     for r in range(8):
         for c in range(8):
             x0, y0, _, _ = geometry.cell_box((r, c))
             colour = px[x0 + 14, y0 + 14]
-            if colour == parking.BOARD_RGB:
+            if colour == parking_render.BOARD_RGB:
                 continue
             assert colour in by_colour, f"cell {(r, c)}: unknown colour {colour}"
             cells.setdefault(by_colour[colour], []).append((r, c))
     exits = []
     for r in range(8):
         x, y = geometry.center((r, 7))
-        assert px[x + 32 + 20, y] in (parking.EXIT_RGB, parking.FRAME_RGB)
-        if px[x + 32 + 20, y] == parking.EXIT_RGB:
+        assert px[x + 32 + 20, y] in (parking_render.EXIT_RGB, parking_render.FRAME_RGB)
+        if px[x + 32 + 20, y] == parking_render.EXIT_RGB:
             exits.append(r)
     assert len(exits) == 1, exits
     vehicles = []
@@ -388,7 +389,7 @@ def test_solve__every_red_car_position_agrees_with_brute_force() -> None:
 
 def test_solve__search_limit_raises() -> None:
     loose = from_ascii(("A.......", "A.......", "RR......>", "...B....", "...B....", EMPTY, "CC......", EMPTY))
-    with pytest.raises(parking.SearchLimitError):
+    with pytest.raises(SearchLimitError):
         parking.solve(loose, max_states=5)
 
 
@@ -495,7 +496,7 @@ def test_render__decodes_back_to_the_state(difficulty) -> None:
     for frame in frames:
         image = parking.render(frame)
         assert image.mode == "RGB"
-        assert image.size == parking.GEOMETRY.size == (584, 544)
+        assert image.size == parking_render.GEOMETRY.size == (584, 544)
         assert _decode(image) == frame
     assert parking.is_goal(frames[-1])
 
@@ -507,10 +508,10 @@ def test_render__hand_made_boards_decode(rows) -> None:
 
 
 def test_render__every_id_has_its_own_colour_and_red_is_red() -> None:
-    assert set(parking.PALETTE) == set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    assert len(set(parking.PALETTE.values())) == 26
-    assert parking.PALETTE["R"] == parking.RED_RGB
-    assert not {parking.BOARD_RGB, parking.FRAME_RGB} & set(parking.PALETTE.values())
+    assert set(parking_render.PALETTE) == set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    assert len(set(parking_render.PALETTE.values())) == 26
+    assert parking_render.PALETTE["R"] == parking_render.RED_RGB
+    assert not {parking_render.BOARD_RGB, parking_render.FRAME_RGB} & set(parking_render.PALETTE.values())
 
 
 def test_render__is_deterministic() -> None:

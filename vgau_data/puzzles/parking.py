@@ -26,6 +26,9 @@ Buckets:
 Answer:
     ``<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>``; the last tagged list
     wins; car ids are case-insensitive and directions may be ``u d l r``.
+
+The bit-board search behind ``solve`` and ``generate`` is ``parking_search``; drawing is
+``parking_render``.
 """
 
 from __future__ import annotations
@@ -37,10 +40,9 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 import numpy as np
-from PIL import Image, ImageDraw
 
 from vgau_data.answers import last_tagged, load_lenient
-from vgau_data.errors import GenerationError, StateError, VgauError
+from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles.base import (
     AnswerError,
     Direction,
@@ -54,12 +56,21 @@ from vgau_data.puzzles.base import (
     steps_are_the_answer,
     walk,
 )
-from vgau_data.rendering import BoardGeometry, draw_centered_text
+from vgau_data.puzzles.parking_render import GEOMETRY, render
+from vgau_data.puzzles.parking_search import (
+    SIZE,
+    Car,
+    Search,
+    bit,
+    car_cells,
+    cell_of,
+    expand,
+    shortest_exit,
+)
 
 # ---------------------------------------------------------------------------- constants
 
 NAME: Final = "parking"
-SIZE: Final = 8
 BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 5), "medium": (8, 16), "hard": (18, 34)}
 RED: Final = "R"
 OTHER_IDS: Final = tuple(ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch != RED)
@@ -83,41 +94,6 @@ CANDIDATES: Final = 6
 SOLVE_MAX_STATES: Final = 3_000_000
 """``solve`` gives up past this many states (only loose, hand-made boards get near it)."""
 
-GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=64, margin_right=56)
-
-BOARD_RGB: Final = (214, 212, 204)
-FRAME_RGB: Final = (70, 72, 82)
-EXIT_RGB: Final = (30, 160, 70)
-RED_RGB: Final = (214, 30, 36)
-PALETTE: Final[dict[str, tuple[int, int, int]]] = {
-    RED: RED_RGB,
-    "A": (31, 119, 180),
-    "B": (255, 140, 20),
-    "C": (44, 160, 44),
-    "D": (148, 103, 189),
-    "E": (140, 86, 75),
-    "F": (235, 120, 200),
-    "G": (188, 189, 34),
-    "H": (23, 190, 207),
-    "I": (140, 200, 250),
-    "J": (255, 200, 130),
-    "K": (150, 230, 130),
-    "L": (180, 150, 235),
-    "M": (120, 120, 120),
-    "N": (250, 150, 150),
-    "O": (215, 235, 90),
-    "P": (0, 110, 110),
-    "Q": (40, 50, 130),
-    "S": (100, 125, 45),
-    "T": (185, 140, 60),
-    "U": (120, 40, 130),
-    "V": (0, 160, 125),
-    "W": (250, 220, 0),
-    "X": (90, 60, 30),
-    "Y": (20, 90, 30),
-    "Z": (170, 80, 250),
-}
-"""A fixed colour per vehicle id, so every id keeps its look across rows."""
 
 # ---------------------------------------------------------------------------- state
 
@@ -423,155 +399,10 @@ def trajectory(state: ParkingState, answer: Sequence[Step]) -> list[ParkingState
 
 
 # ---------------------------------------------------------------------------- solver
-#
-# The search works on "cars" ``(orientation, length, fixed, offset)``: ``fixed`` is the row
-# of a horizontal car (column of a vertical one) and ``offset`` the coordinate that moves.
-# Cars that can never move are found first (``_mobile``) and become walls. A position is
-# the int holding each mobile car's offset in 3 bits ("slot" j at bit 3j); the board
-# occupancy is a 64-bit mask carried along with it, plus the always-set bit 64 that
-# stands for "off the board", so the legality of a slide is one AND.
-
-_Car = tuple[str, int, int, int]
-_OFF_BOARD: Final = 1 << (SIZE * SIZE)
 
 
-def _car(v: Vehicle) -> _Car:
+def _car(v: Vehicle) -> Car:
     return (v.orientation, v.length, v.row, v.col) if v.orientation == "h" else (v.orientation, v.length, v.col, v.row)
-
-
-def _cell_of(orientation: str, fixed: int, offset: int) -> tuple[int, int]:
-    return (fixed, offset) if orientation == "h" else (offset, fixed)
-
-
-def _car_cells(car: _Car) -> list[tuple[int, int]]:
-    orientation, length, fixed, offset = car
-    return [_cell_of(orientation, fixed, offset + k) for k in range(length)]
-
-
-def _bit(cell: tuple[int, int]) -> int:
-    return 1 << (cell[0] * SIZE + cell[1])
-
-
-@functools.cache
-def _slide_table(orientation: str, length: int, fixed: int) -> tuple[tuple[int, int, int, int], ...]:
-    """Per offset: (cell a forward slide enters, occupancy xor) and the same backward.
-
-    An impossible slide (off the board) tests the always-set off-board bit.
-    """
-    table = []
-    for offset in range(8):
-        if offset + length > SIZE:
-            table.append((_OFF_BOARD, 0, _OFF_BOARD, 0))
-            continue
-        head = _bit(_cell_of(orientation, fixed, offset + length)) if offset + length < SIZE else _OFF_BOARD
-        tail = _bit(_cell_of(orientation, fixed, offset - 1)) if offset > 0 else _OFF_BOARD
-        first = _bit(_cell_of(orientation, fixed, offset))
-        last = _bit(_cell_of(orientation, fixed, offset + length - 1))
-        table.append((head, head | first if head != _OFF_BOARD else 0, tail, tail | last if tail != _OFF_BOARD else 0))
-    return tuple(table)
-
-
-def _mobile(cars: Sequence[_Car]) -> list[int]:
-    """Indices of the cars that may ever move (a sound over-approximation).
-
-    A car is mobile when a cell it could slide into is empty, or held by a mobile car
-    that can leave that cell within its span (the offsets it can reach when only the
-    immobile cars and the board edges block it). Iterated to a fixed point.
-    """
-    n = len(cars)
-    owner = [-1] * (SIZE * SIZE)  # cell index r * SIZE + c -> car
-    lines = []  # a car's cell at offset p is base + p * step
-    for i, (orientation, length, fixed, offset) in enumerate(cars):
-        base, step = (fixed * SIZE, 1) if orientation == "h" else (fixed, SIZE)
-        lines.append((base, step))
-        for k in range(length):
-            owner[base + (offset + k) * step] = i
-    mobile = [False] * n
-    spans: list[tuple[int, int] | None] = [None] * n  # None: immobile, or mobile since this round
-    grew = True
-    while grew:
-        grew = False
-        for i, (_, length, _, offset) in enumerate(cars):
-            if mobile[i]:
-                base, step = lines[i]
-                low = offset
-                while low > 0 and (owner[base + (low - 1) * step] < 0 or mobile[owner[base + (low - 1) * step]]):
-                    low -= 1
-                high = offset
-                while high + length < SIZE and (
-                    owner[base + (high + length) * step] < 0 or mobile[owner[base + (high + length) * step]]
-                ):
-                    high += 1
-                spans[i] = (low, high)
-        for i, (_, length, _, offset) in enumerate(cars):
-            if mobile[i]:
-                continue
-            base, step = lines[i]
-            for position in (offset - 1, offset + length):
-                if not 0 <= position < SIZE:
-                    continue
-                cell = base + position * step
-                u = owner[cell]
-                if u >= 0:
-                    span = spans[u]
-                    if span is None:
-                        continue
-                    r, c = divmod(cell, SIZE)
-                    held = c if cars[u][0] == "h" else r  # the cell's offset along u's line
-                    if not (span[0] < held - cars[u][1] + 1 or span[1] > held):
-                        continue
-                mobile[i] = True
-                grew = True
-                break
-    return [i for i in range(n) if mobile[i]]
-
-
-class _Search:
-    """A board compiled for BFS: slide tables of its mobile cars and the start position."""
-
-    __slots__ = ("cars", "key", "moves", "occupied", "slots")
-
-    def __init__(self, cars: Sequence[_Car]) -> None:
-        self.cars = list(cars)
-        self.slots = _mobile(cars)
-        self.moves = [(3 * j, 1 << 3 * j, _slide_table(*cars[i][:3])) for j, i in enumerate(self.slots)]
-        self.key = sum(cars[i][3] << 3 * j for j, i in enumerate(self.slots))
-        occupied = _OFF_BOARD
-        for car in cars:
-            for cell in _car_cells(car):
-                occupied |= _bit(cell)
-        self.occupied = occupied
-
-    def offsets(self, key: int) -> list[int]:
-        """Every car's offset in the position ``key``."""
-        offsets = [car[3] for car in self.cars]
-        for j, i in enumerate(self.slots):
-            offsets[i] = (key >> 3 * j) & 7
-        return offsets
-
-
-def _expand(frontier: list[tuple[int, int]], moves: list, seen: dict[int, int], depth: int) -> list[tuple[int, int]]:
-    """One BFS layer: every unseen neighbour of ``frontier``, recorded in ``seen`` at ``depth``."""
-    layer: list[tuple[int, int]] = []
-    append = layer.append
-    for key, occupied in frontier:
-        for shift, unit, table in moves:
-            head, head_xor, tail, tail_xor = table[(key >> shift) & 7]
-            if not occupied & head:
-                new = key + unit
-                if new not in seen:
-                    seen[new] = depth
-                    append((new, occupied ^ head_xor))
-            if not occupied & tail:
-                new = key - unit
-                if new not in seen:
-                    seen[new] = depth
-                    append((new, occupied ^ tail_xor))
-    return layer
-
-
-class SearchLimitError(VgauError, RuntimeError):
-    """``solve`` met more positions than its ``max_states`` before deciding."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -579,7 +410,8 @@ def solve(state: ParkingState, max_states: int = SOLVE_MAX_STATES) -> Solution |
     """The fewest single-cell slides that park ``R`` on the exit, by exhaustive forward BFS.
 
     Returns None when no sequence of slides reaches the goal. Cached (states are
-    immutable), so the builder's call after ``generate`` costs nothing.
+    immutable), so the builder's call after ``generate`` costs nothing. The search itself
+    is ``parking_search.shortest_exit``.
 
     Raises:
         SearchLimitError: when more than ``max_states`` positions were met first.
@@ -589,63 +421,22 @@ def solve(state: ParkingState, max_states: int = SOLVE_MAX_STATES) -> Solution |
         Solution(answer=(('R', 'right'), ('R', 'right')), optimal_length=2)
     """
     ids = [v.id for v in state.vehicles]
-    red = ids.index(RED)
-    search = _Search([_car(v) for v in state.vehicles])
-    red_length, red_col = state.vehicles[red].length, state.vehicles[red].col
-    goal = SIZE - red_length
-    if red_col == goal:
-        return Solution((), 0)
-    if red not in search.slots:
+    cars = [_car(v) for v in state.vehicles]
+    slides = shortest_exit(Search(cars), ids.index(RED), (state.exit_row, SIZE - 1), max_states)
+    if slides is None:
         return None
-    shift = 3 * search.slots.index(red)
-    exit_bit = _bit((state.exit_row, SIZE - 1))
-    last = goal - 1  # R's offset one slide before the goal
-    parent = {search.key: -1}
-    frontier = [(search.key, search.occupied)]
-    moves = search.moves
-    while frontier:
-        layer = []
-        append = layer.append
-        for key, occupied in frontier:
-            if (key >> shift) & 7 == last and not occupied & exit_bit:
-                parent[key + (1 << shift)] = key
-                return _path(parent, key + (1 << shift), search, ids)
-            for slot_shift, unit, table in moves:
-                head, head_xor, tail, tail_xor = table[(key >> slot_shift) & 7]
-                if not occupied & head:
-                    new = key + unit
-                    if new not in parent:
-                        parent[new] = key
-                        append((new, occupied ^ head_xor))
-                if not occupied & tail:
-                    new = key - unit
-                    if new not in parent:
-                        parent[new] = key
-                        append((new, occupied ^ tail_xor))
-        if len(parent) > max_states:
-            raise SearchLimitError(f"parking solve: more than {max_states} positions; board too loose")
-        frontier = layer
-    return None
-
-
-def _path(parent: dict[int, int], key: int, search: _Search, ids: list[str]) -> Solution:
     steps: list[Step] = []
-    while parent[key] >= 0:
-        before = parent[key]
-        slot = ((key ^ before).bit_length() - 1) // 3
-        car = search.cars[search.slots[slot]]
-        forward = key > before
-        direction: Direction = ("right" if forward else "left") if car[0] == "h" else ("down" if forward else "up")
-        steps.append((ids[search.slots[slot]], direction))
-        key = before
-    steps.reverse()
+    for index, forward in slides:
+        horizontal = cars[index][0] == "h"
+        direction: Direction = ("right" if forward else "left") if horizontal else ("down" if forward else "up")
+        steps.append((ids[index], direction))
     return Solution(tuple(steps), len(steps))
 
 
 # ---------------------------------------------------------------------------- generator
 
 _PLACEMENTS: Final = tuple(
-    (car, sum(_bit(cell) for cell in _car_cells(car)))
+    (car, sum(bit(cell) for cell in car_cells(car)))
     for car in (
         (orientation, length, fixed, offset)
         for orientation in ("h", "v")
@@ -693,7 +484,7 @@ def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = M
     raise GenerationError(f"parking/{difficulty}: no state in {low}-{high} in {max_attempts} boards")
 
 
-def _sample_board(exit_row: int, rng: np.random.Generator) -> list[_Car]:
+def _sample_board(exit_row: int, rng: np.random.Generator) -> list[Car]:
     """A dense random board with ``R`` (always ``cars[0]``) parked on the exit.
 
     The exit row holds ``R`` and one or two vertical cars crossing it; most often a
@@ -704,11 +495,11 @@ def _sample_board(exit_row: int, rng: np.random.Generator) -> list[_Car]:
     draws = iter(rng.random(160).tolist())
     red = ("h", 2, exit_row, SIZE - 2)
     cars = [red]
-    occupied = sum(_bit(cell) for cell in _car_cells(red))
+    occupied = sum(bit(cell) for cell in car_cells(red))
 
-    def place(car: _Car) -> None:
+    def place(car: Car) -> None:
         nonlocal occupied
-        mask = sum(_bit(cell) for cell in _car_cells(car))
+        mask = sum(bit(cell) for cell in car_cells(car))
         if not mask & occupied:
             cars.append(car)
             occupied |= mask
@@ -737,11 +528,11 @@ def _sample_board(exit_row: int, rng: np.random.Generator) -> list[_Car]:
 
 
 def _from_cluster(
-    exit_row: int, cars: list[_Car], difficulty: str, target: int, rng: np.random.Generator
+    exit_row: int, cars: list[Car], difficulty: str, target: int, rng: np.random.Generator
 ) -> ParkingState | None:
     """A state of ``cars``' cluster in the bucket, ``target`` slides from the goal if it can."""
     low, high = BUCKETS[difficulty]
-    search = _Search(cars)
+    search = Search(cars)
     if 0 not in search.slots:
         return None
     red_shift = 3 * search.slots.index(0)
@@ -752,7 +543,7 @@ def _from_cluster(
     seen = {search.key: 0}
     frontier = goals
     while frontier:  # goal positions: R parked, the others slide
-        frontier = _expand(frontier, others, seen, 0)
+        frontier = expand(frontier, others, seen, 0)
         goals += frontier
         if len(goals) > GOAL_CAP:
             return None
@@ -761,7 +552,7 @@ def _from_cluster(
         seen = dict.fromkeys((key for key, _ in goals), 0)
         layers, frontier, count, late = [goals], goals, len(goals), []
         while frontier and len(layers) <= target and count <= CLUSTER_CAP:
-            frontier = _expand(frontier, search.moves, seen, len(layers))
+            frontier = expand(frontier, search.moves, seen, len(layers))
             late = [p for p in frontier if (p[0] >> red_shift) & 7 == goal]
             if late:
                 break
@@ -776,7 +567,7 @@ def _from_cluster(
             seen[key] = 0
         goals = goals + frontier
         while frontier:
-            frontier = _expand(frontier, others, seen, 0)
+            frontier = expand(frontier, others, seen, 0)
             goals += frontier
             if len(goals) > 4 * GOAL_CAP:
                 return None
@@ -798,7 +589,7 @@ def _from_cluster(
     return None
 
 
-def _blockers(exit_row: int, cars: list[_Car], offsets: list[int]) -> int:
+def _blockers(exit_row: int, cars: list[Car], offsets: list[int]) -> int:
     """How many cars stand in ``R``'s corridor (exit row, right of ``R``)."""
     red_end = offsets[0] + cars[0][1]
     count = 0
@@ -810,10 +601,10 @@ def _blockers(exit_row: int, cars: list[_Car], offsets: list[int]) -> int:
     return count
 
 
-def _state(exit_row: int, cars: list[_Car], offsets: list[int]) -> ParkingState:
+def _state(exit_row: int, cars: list[Car], offsets: list[int]) -> ParkingState:
     """The state of ``cars`` at ``offsets``; other ids go A, B, ... in reading order."""
     placed = [
-        (_cell_of(orientation, fixed, offset), length, orientation)
+        (cell_of(orientation, fixed, offset), length, orientation)
         for (orientation, length, fixed, _), offset in zip(cars, offsets)
     ]
     red = Vehicle(RED, *placed[0][0], placed[0][1], "h")
@@ -823,79 +614,6 @@ def _state(exit_row: int, cars: list[_Car], offsets: list[int]) -> ParkingState:
         for vid, ((r, c), length, orientation) in zip(OTHER_IDS, rest)
     ]
     return ParkingState(exit_row, tuple(sorted(vehicles + [red], key=lambda v: v.id)))
-
-
-# ---------------------------------------------------------------------------- renderer
-
-_CELL: Final = GEOMETRY.cell_px
-_INSET: Final = 4
-_RADIUS: Final = 12
-_LETTER_PX: Final = 28
-
-
-def _shade(rgb: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
-    return (int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
-
-
-@functools.cache
-def _background(exit_row: int) -> Image.Image:
-    """The lot: dark walls around the board, an opening with an arrow at the exit."""
-    image = Image.new("RGB", GEOMETRY.size, FRAME_RGB)
-    draw = ImageDraw.Draw(image)
-    left, top = GEOMETRY.margin_left, GEOMETRY.margin_top
-    draw.rectangle((left, top, left + SIZE * _CELL - 1, top + SIZE * _CELL - 1), fill=BOARD_RGB)
-    x0 = left + SIZE * _CELL
-    x1 = GEOMETRY.size[0] - 1
-    y0 = top + exit_row * _CELL
-    draw.rectangle((x0, y0 + _INSET, x1, y0 + _CELL - 1 - _INSET), fill=BOARD_RGB)
-    mid = y0 + _CELL // 2
-    draw.polygon(
-        [
-            (x0 + 10, mid - 9),
-            (x0 + 30, mid - 9),
-            (x0 + 30, mid - 18),
-            (x0 + 48, mid),
-            (x0 + 30, mid + 18),
-            (x0 + 30, mid + 9),
-            (x0 + 10, mid + 9),
-        ],
-        fill=EXIT_RGB,
-    )
-    return image
-
-
-@functools.cache
-def _sprite(vid: str, orientation: str, length: int) -> tuple[Image.Image, Image.Image]:
-    """A vehicle as an RGB image and its mask: a rounded bar with its letter on it."""
-    width, height = (length * _CELL, _CELL) if orientation == "h" else (_CELL, length * _CELL)
-    colour = PALETTE[vid]
-    sprite = Image.new("RGB", (width, height), colour)
-    mask = Image.new("L", (width, height), 0)
-    box = (_INSET, _INSET, width - 1 - _INSET, height - 1 - _INSET)
-    ImageDraw.Draw(mask).rounded_rectangle(box, radius=_RADIUS, fill=255)
-    draw = ImageDraw.Draw(sprite)
-    draw.rounded_rectangle(box, radius=_RADIUS, fill=colour, outline=_shade(colour, 0.55), width=2)
-    light = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 150
-    text = (20, 20, 20) if light else (255, 255, 255)
-    # the letter sits where the first two cells meet: clear of the cell-centre labels of the oracle aid
-    draw_centered_text(draw, (_CELL, _CELL // 2) if orientation == "h" else (_CELL // 2, _CELL), vid, _LETTER_PX, text)
-    return sprite, mask
-
-
-def render(state: ParkingState) -> Image.Image:
-    """The board as a model sees it: walls with the exit opening and arrow on the right,
-    every vehicle a coloured rounded bar with its letter, the red car ``R`` in red.
-
-    Example:
-        >>> render(from_ascii(["RR......>"] + ["........"] * 7)).size
-        (584, 544)
-    """
-    image = _background(state.exit_row).copy()
-    for v in state.vehicles:
-        sprite, mask = _sprite(v.id, v.orientation, v.length)
-        x0, y0, _, _ = GEOMETRY.cell_box((v.row, v.col))
-        image.paste(sprite, (x0, y0), mask)
-    return image
 
 
 # ---------------------------------------------------------------------------- answers

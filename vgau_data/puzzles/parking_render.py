@@ -1,0 +1,128 @@
+"""How a parking board looks: the lot, its exit and the vehicles (``parking.SPEC.render``).
+
+Drawing lives apart from the rules; it reads a state's ``exit_row`` and its vehicles'
+``id``, ``row``, ``col``, ``length`` and ``orientation``, and owns the palette and the
+board geometry that the oracle aids and image decoders share.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Final
+
+from PIL import Image, ImageDraw
+
+from vgau_data.rendering import BoardGeometry, draw_centered_text
+
+if TYPE_CHECKING:
+    from vgau_data.puzzles.parking import ParkingState
+
+SIZE: Final = 8
+GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=64, margin_right=56)
+
+BOARD_RGB: Final = (214, 212, 204)
+FRAME_RGB: Final = (70, 72, 82)
+EXIT_RGB: Final = (30, 160, 70)
+RED_RGB: Final = (214, 30, 36)
+PALETTE: Final[dict[str, tuple[int, int, int]]] = {
+    "R": RED_RGB,
+    "A": (31, 119, 180),
+    "B": (255, 140, 20),
+    "C": (44, 160, 44),
+    "D": (148, 103, 189),
+    "E": (140, 86, 75),
+    "F": (235, 120, 200),
+    "G": (188, 189, 34),
+    "H": (23, 190, 207),
+    "I": (140, 200, 250),
+    "J": (255, 200, 130),
+    "K": (150, 230, 130),
+    "L": (180, 150, 235),
+    "M": (120, 120, 120),
+    "N": (250, 150, 150),
+    "O": (215, 235, 90),
+    "P": (0, 110, 110),
+    "Q": (40, 50, 130),
+    "S": (100, 125, 45),
+    "T": (185, 140, 60),
+    "U": (120, 40, 130),
+    "V": (0, 160, 125),
+    "W": (250, 220, 0),
+    "X": (90, 60, 30),
+    "Y": (20, 90, 30),
+    "Z": (170, 80, 250),
+}
+"""A fixed colour per vehicle id, so every id keeps its look across rows."""
+
+# ---------------------------------------------------------------------------- drawing
+
+_CELL: Final = GEOMETRY.cell_px
+_INSET: Final = 4
+_RADIUS: Final = 12
+_LETTER_PX: Final = 28
+
+
+def _shade(rgb: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
+    return (int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
+
+
+@functools.cache
+def _background(exit_row: int) -> Image.Image:
+    """The lot: dark walls around the board, an opening with an arrow at the exit."""
+    image = Image.new("RGB", GEOMETRY.size, FRAME_RGB)
+    draw = ImageDraw.Draw(image)
+    left, top = GEOMETRY.margin_left, GEOMETRY.margin_top
+    draw.rectangle((left, top, left + SIZE * _CELL - 1, top + SIZE * _CELL - 1), fill=BOARD_RGB)
+    x0 = left + SIZE * _CELL
+    x1 = GEOMETRY.size[0] - 1
+    y0 = top + exit_row * _CELL
+    draw.rectangle((x0, y0 + _INSET, x1, y0 + _CELL - 1 - _INSET), fill=BOARD_RGB)
+    mid = y0 + _CELL // 2
+    draw.polygon(
+        [
+            (x0 + 10, mid - 9),
+            (x0 + 30, mid - 9),
+            (x0 + 30, mid - 18),
+            (x0 + 48, mid),
+            (x0 + 30, mid + 18),
+            (x0 + 30, mid + 9),
+            (x0 + 10, mid + 9),
+        ],
+        fill=EXIT_RGB,
+    )
+    return image
+
+
+@functools.cache
+def _sprite(vid: str, orientation: str, length: int) -> tuple[Image.Image, Image.Image]:
+    """A vehicle as an RGB image and its mask: a rounded bar with its letter on it."""
+    width, height = (length * _CELL, _CELL) if orientation == "h" else (_CELL, length * _CELL)
+    colour = PALETTE[vid]
+    sprite = Image.new("RGB", (width, height), colour)
+    mask = Image.new("L", (width, height), 0)
+    box = (_INSET, _INSET, width - 1 - _INSET, height - 1 - _INSET)
+    ImageDraw.Draw(mask).rounded_rectangle(box, radius=_RADIUS, fill=255)
+    draw = ImageDraw.Draw(sprite)
+    draw.rounded_rectangle(box, radius=_RADIUS, fill=colour, outline=_shade(colour, 0.55), width=2)
+    light = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 150
+    text = (20, 20, 20) if light else (255, 255, 255)
+    # the letter sits where the first two cells meet: clear of the cell-centre labels of the oracle aid
+    draw_centered_text(draw, (_CELL, _CELL // 2) if orientation == "h" else (_CELL // 2, _CELL), vid, _LETTER_PX, text)
+    return sprite, mask
+
+
+def render(state: ParkingState) -> Image.Image:
+    """The board as a model sees it: walls with the exit opening and arrow on the right,
+    every vehicle a coloured rounded bar with its letter, the red car ``R`` in red.
+
+    Example:
+        >>> from vgau_data.puzzles.parking import from_ascii
+        >>> render(from_ascii(["RR......>"] + ["........"] * 7)).size
+        (584, 544)
+    """
+    image = _background(state.exit_row).copy()
+    for v in state.vehicles:
+        sprite, mask = _sprite(v.id, v.orientation, v.length)
+        x0, y0, _, _ = GEOMETRY.cell_box((v.row, v.col))
+        image.paste(sprite, (x0, y0), mask)
+    return image
