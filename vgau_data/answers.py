@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from vgau_data.puzzles.base import AnswerError
+from vgau_data.types import AnswerError
 
 MAX_PAYLOAD_CHARS = 200_000
 """Longest tagged payload read; the longest honest answer is a few kilobytes."""

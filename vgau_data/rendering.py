@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vgau_data.puzzles.base import Cell
+from vgau_data.types import Cell
 
 PNG_COMPRESS_LEVEL = 1
 """zlib level for every PNG we write: level 1 is ~2x faster than 6 for ~10-20% more bytes."""

@@ -11,7 +11,6 @@ import zlib
 
 import numpy as np
 
-DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
 
 
 def _word(text: str) -> int:

@@ -276,7 +276,7 @@ def test_is_goal__target_top_left_at_4_2() -> None:
 def test_trajectory__one_state_per_step() -> None:
     state = k.generate("medium", np.random.default_rng(5))
     solution = k.solve(state)
-    states = k.trajectory(state, solution.answer)
+    states = k.SPEC.trajectory(state, solution.answer)
     assert len(states) == solution.optimal_length
     assert k.is_goal(states[-1]) and not any(k.is_goal(s) for s in states[:-1])
 
@@ -362,11 +362,6 @@ def test_generate__layouts_and_answers_vary() -> None:
     answers = [k.solve(s).answer for s in states]
     for answer in answers:  # no single answer solves more than a few boards
         assert sum(k.replay(s, answer).feasible for s in states) <= 3
-
-
-def test_generate__rejects_unknown_difficulty() -> None:
-    with pytest.raises(ValueError, match="difficulty"):
-        k.generate("extreme", np.random.default_rng(0))
 
 
 def test_random_answer__deterministic_and_legal() -> None:
@@ -561,7 +556,7 @@ def test_render__golden_decoder_recovers_state(seed: int) -> None:
     for difficulty in ("easy", "hard"):
         state = k.generate(difficulty, rng)
         assert decode(k.render(state)) == state
-        for later in k.trajectory(state, k.solve(state).answer)[:3]:
+        for later in k.SPEC.trajectory(state, k.solve(state).answer)[:3]:
             assert decode(k.render(later)) == later
 
 
@@ -601,12 +596,3 @@ def test_question__styles_differ_and_unknown_style_raises() -> None:
     assert "step by step" in k.question(state, "text_cot")
     with pytest.raises(ValueError):
         k.question(state, "essay")  # type: ignore[arg-type]
-
-
-def test_spec__fields() -> None:
-    spec = k.SPEC
-    assert spec.name == "klotski" and spec.dashed_grid and not spec.unique_length
-    assert dict(spec.buckets) == {"easy": (1, 4), "medium": (6, 10), "hard": (15, 20)}
-    assert spec.geometry.size == (560, 560)
-    assert spec.parse_steps is k.parse_answer and spec.format_steps is k.format_answer
-    assert spec.episode_answer(board(ONE_MOVE), [((3, 2), "down")]) == (((3, 2), "down"),)

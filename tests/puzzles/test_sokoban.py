@@ -145,7 +145,7 @@ def test_json__round_trip_generated_and_solved_states() -> None:
         text = sokoban.to_json(state)
         assert sokoban.from_json(text) == state
         assert json.loads(text).keys() == {"grid", "player", "box", "target"}
-        end = sokoban.trajectory(state, sokoban.solve(state).answer)[-1]
+        end = sokoban.SPEC.trajectory(state, sokoban.solve(state).answer)[-1]
         assert sokoban.from_json(sokoban.to_json(end)) == end
 
 
@@ -340,7 +340,7 @@ def test_retrograde_distances__match_brute_force_on_a_whole_map() -> None:
 
 
 def _pushes(state: SokobanState, answer) -> int:
-    boxes = [state.box] + [s.box for s in sokoban.trajectory(state, answer)]
+    boxes = [state.box] + [s.box for s in sokoban.SPEC.trajectory(state, answer)]
     return sum(a != b for a, b in zip(boxes, boxes[1:]))
 
 
@@ -367,19 +367,13 @@ def test_generate__optimum_in_bucket_and_solution_replays(difficulty, seed) -> N
     assert sokoban.SPEC.bucket_of(solution.optimal_length) == difficulty
     result = sokoban.replay(state, solution.answer)
     assert result.feasible and result.length == solution.optimal_length
-    assert len(sokoban.trajectory(state, solution.answer)) == solution.optimal_length
+    assert len(sokoban.SPEC.trajectory(state, solution.answer)) == solution.optimal_length
     # invariants: 10x10, pieces on floor, box off target, connected floor, enough pushes
     assert len(state.grid) == 10 and all(len(row) == 10 for row in state.grid)
     assert sokoban.from_json(sokoban.to_json(state)) == state
     assert state.box != state.target
     assert _connected(state.grid)
     assert _pushes(state, solution.answer) >= sokoban.MIN_PUSHES[difficulty]
-
-
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_generate__same_rng_seed_same_state(difficulty) -> None:
-    assert sokoban.generate(difficulty, _rng(42)) == sokoban.generate(difficulty, _rng(42))
-    assert sokoban.generate(difficulty, _rng(42)) != sokoban.generate(difficulty, _rng(43))
 
 
 def test_generate__varies_targets_and_layouts() -> None:
@@ -391,18 +385,13 @@ def test_generate__varies_targets_and_layouts() -> None:
         assert sum(sokoban.replay(s, answer).feasible for s in states) <= 2
 
 
-def test_generate__unknown_difficulty_raises() -> None:
-    with pytest.raises(ValueError, match="unknown difficulty"):
-        sokoban.generate("extreme", _rng(0))
-
-
 # ---------------------------------------------------------------------------- renderer
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_render__decodes_back_to_the_state(seed) -> None:
     state = sokoban.generate(("easy", "medium", "hard")[seed], _rng(seed))
-    frames = [state, *sokoban.trajectory(state, sokoban.solve(state).answer)]
+    frames = [state, *sokoban.SPEC.trajectory(state, sokoban.solve(state).answer)]
     for frame in frames:
         image = sokoban.render(frame)
         assert image.mode == "RGB"
@@ -515,23 +504,9 @@ def test_question__states_format_and_leaks_nothing(style) -> None:
         assert f"({cell[0]},{cell[1]})" not in text or cell == (0, 0)
 
 
-def test_question__unknown_style_raises() -> None:
-    with pytest.raises(ValueError, match="style"):
-        sokoban.question(from_ascii(CORRIDOR), "visual")  # type: ignore[arg-type]
-
-
 def test_random_answer__deterministic_directions() -> None:
     state = from_ascii(ROOM)
     first = sokoban.random_answer(state, _rng(9))
     assert first == sokoban.random_answer(state, _rng(9))
     assert 4 <= len(first) <= 30
     assert set(first) <= set(DIRS)
-
-
-def test_spec__fields() -> None:
-    spec = sokoban.SPEC
-    assert spec.name == "sokoban"
-    assert dict(spec.buckets) == {"easy": (1, 8), "medium": (10, 16), "hard": (20, 39)}
-    assert spec.geometry.size == (552, 552)
-    assert not spec.dashed_grid and not spec.unique_length
-    assert spec.bucket_of(9) is None and spec.bucket_of(17) is None and spec.bucket_of(40) is None

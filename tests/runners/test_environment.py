@@ -8,7 +8,6 @@ from vgau_data.oracle_aids import annotate
 from vgau_data.puzzles.base import DIRECTIONS, Illegal
 from vgau_data.registry import FAMILIES
 from vgau_data.runners.environment import PuzzleEnv
-from vgau_data.runners.policies import oracle_steps
 
 
 def _first(instances, family: str, minimum_length: int = 1):
@@ -21,7 +20,7 @@ def test_env__oracle_steps_reach_the_goal_exactly_at_the_last_step(family: str, 
     spec = instance.family
     env = PuzzleEnv(spec, instance.initial_state())
     assert env.reset().tobytes() == instance.image.convert("RGB").tobytes()
-    steps = oracle_steps(spec, instance.initial_state())
+    steps = spec.oracle_steps(instance.initial_state())
     assert len(steps) == instance.optimal_length
     previous = env.render().tobytes()
     for index, step in enumerate(steps):
@@ -71,6 +70,6 @@ def test_env__reset_restarts_the_episode(instances) -> None:
     instance = _first(instances, "maze", minimum_length=2)
     env = PuzzleEnv(instance.family, instance.initial_state())
     start = env.reset().tobytes()
-    env.step(oracle_steps(instance.family, instance.initial_state())[0])
+    env.step(instance.family.oracle_steps(instance.initial_state())[0])
     assert env.reset().tobytes() == start
     assert env.steps == [] and not env.done

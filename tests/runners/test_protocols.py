@@ -8,13 +8,13 @@ import pytest
 
 from vgau_data.metrics.scoring import score_answer
 from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal
-from vgau_data.registry import FAMILIES
+from vgau_data.registry import FAMILIES, get_family
 from vgau_data.runners.backends.base import Completion, GenParams
 from vgau_data.runners.backends.scripted import ScriptedBackend
 from vgau_data.runners.driver import drive
 from vgau_data.runners.messages import Conversation, ImagePart
-from vgau_data.runners.policies import make_policy, oracle_steps
-from vgau_data.runners.protocols import STEP_EXAMPLES, Episode, ProtocolConfig, ProtocolError, make_episode
+from vgau_data.runners.policies import make_policy
+from vgau_data.runners.protocols import Episode, ProtocolConfig, ProtocolError, make_episode
 
 GEN = GenParams(max_new_tokens=64)
 ALL_CONFIGS = [
@@ -108,7 +108,7 @@ def test_interactive__unreadable_or_multi_step_replies_end_the_episode(instances
     assert silent.outcome().end == "unparseable" and silent.outcome().turns[0].parse_error == "no_answer"
     silent_verdict = score_answer(silent.outcome().output, maze.reference)
     assert (silent.outcome().output, silent_verdict.parsed, silent_verdict.error) == ("", False, "no_answer")
-    steps = oracle_steps(maze.family, maze.initial_state())
+    steps = maze.family.oracle_steps(maze.initial_state())
     (greedy,) = _run([maze], config, lambda conv: maze.family.format_steps(steps[:2]))
     assert greedy.outcome().end == "unparseable" and greedy.outcome().turns[0].parse_error == "bad_format"
     assert greedy.outcome().steps == 0
@@ -183,7 +183,7 @@ def test_prompts__what_each_protocol_shows_first(instances) -> None:
     assert maze.family.question(maze.initial_state(), "direct") in direct.messages[0].text
     assert f"at most {maze.optimal_length} steps" in vcot.messages[0].text
     assert "<remaining>" in aug.messages[0].text and f"at most {maze.optimal_length}" not in aug.messages[0].text
-    assert STEP_EXAMPLES["maze"][1] in vcot.messages[0].text
+    assert get_family("maze").step_example in vcot.messages[0].text
 
 
 def test_prompts__aug_vcot_shows_annotated_boards_of_the_stored_solution(instances, dataset_dir) -> None:
@@ -208,7 +208,7 @@ def test_prompts__aug_vcot_shows_annotated_boards_of_the_stored_solution(instanc
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_step_examples__parse_as_exactly_one_step(family: str) -> None:
     spec = FAMILIES[family]
-    assert len(spec.parse_steps(STEP_EXAMPLES[family][1])) == 1
+    assert len(spec.parse_steps(get_family(family).step_example)) == 1
 
 
 def test_protocol_config__checks_and_names_variants() -> None:

@@ -77,9 +77,9 @@ def _timed_row(task: RowTask) -> tuple[RowTask, dict[str, Any], float]:
     return task, row, time.perf_counter() - start
 
 
-def _cost_order(task: RowTask) -> tuple[int, int]:
+def _cost_order(task: RowTask) -> tuple[int, float]:
     """Slow rows first, so the pool does not end waiting on one long task."""
-    return (-DIFFICULTIES.index(task.difficulty), task.family != "parking")
+    return (-DIFFICULTIES.index(task.difficulty), -FAMILIES[task.family].generation_weight)
 
 
 def _run_tasks(tasks: Sequence[RowTask], workers: int) -> Iterator[tuple[RowTask, dict[str, Any], float]]:

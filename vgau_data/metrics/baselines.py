@@ -1,10 +1,9 @@
 """Reference submissions made from the dataset alone: ``oracle``, ``random`` and ``empty``.
 
 - ``oracle``: the stored optimal solution of each row, as full answer text. The
-  ``solution`` column holds only the answer's JSON payload, so it is wrapped in the
-  family's SPEC §3 tags (``ORACLE_WRAPPERS``), read back with the family's own
-  ``parse_answer`` and re-written with ``format_answer``: the output is exactly the
-  canonical answer text and nothing is re-solved. It must score 100% optimal.
+  ``solution`` column holds only the answer's JSON payload, so it is read back with
+  the family's ``answer_from_payload`` and re-written with ``format_answer``: the
+  output is exactly the canonical answer text and nothing is re-solved. It must score 100% optimal.
 - ``random``: ``family.random_answer(state, rng)`` (legal-looking random steps) with
   ``rng = default_rng(SeedSequence([seed, crc32(id), run]))``, so it is reproducible per
   row and independent of row order. It should score near 0 on medium and hard.
@@ -16,9 +15,8 @@ fixed points of the scorer.
 
 from __future__ import annotations
 
-import json
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -34,25 +32,6 @@ BaselineKind = Literal["oracle", "random", "empty"]
 BASELINE_KINDS: tuple[str, ...] = ("oracle", "random", "empty")
 
 
-def _tagged(tag: str) -> Callable[[str], str]:
-    return lambda payload: f"<{tag}>{payload}</{tag}>"
-
-
-def _path_letters(payload: str) -> str:
-    return "<answer>" + ",".join(json.loads(payload)) + "</answer>"
-
-
-ORACLE_WRAPPERS: Mapping[str, Callable[[str], str]] = {
-    "maze": _tagged("ANSWER_JSON"),
-    "sokoban": _tagged("ANSWER_JSON"),
-    "path": _path_letters,
-    "onet": _tagged("answer_json"),
-    "parking": _tagged("ANSWER_JSON"),
-    "klotski": lambda payload: payload,
-}
-"""Family -> the SPEC §3 answer text around a ``solution`` payload."""
-
-
 def oracle_output(row: DatasetRow) -> str:
     """The canonical answer text of the row's stored solution.
 
@@ -61,7 +40,7 @@ def oracle_output(row: DatasetRow) -> str:
     """
     family = FAMILIES[row.task]
     try:
-        answer = family.parse_answer(ORACLE_WRAPPERS[row.task](row.solution))
+        answer = family.answer_from_payload(row.solution)
     except (AnswerError, ValueError) as error:
         raise VgauError(
             f"{row.id}: the solution column {row.solution[:80]!r} does not parse ({error}); rebuild the dataset"

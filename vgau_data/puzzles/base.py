@@ -15,10 +15,37 @@ Vocabulary:
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from vgau_data.types import (
+    BUCKET_SIZES,
+    DELTAS,
+    DIFFICULTIES,
+    DIRECTIONS,
+    AnswerError,
+    Cell,
+    Difficulty,
+    Direction,
+)
+
+__all__ = [  # the shared vocabulary is defined in vgau_data.types; families import it from here too
+    "BUCKET_SIZES",
+    "DELTAS",
+    "DIFFICULTIES",
+    "DIRECTIONS",
+    "AnswerError",
+    "Cell",
+    "Difficulty",
+    "Direction",
+    "FamilySpec",
+    "Illegal",
+    "Replay",
+    "Solution",
+]
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,16 +53,6 @@ if TYPE_CHECKING:
 
     from vgau_data.rendering import BoardGeometry
 
-Cell = tuple[int, int]
-"""(r, c), 0-based; (0, 0) is the top-left cell, r grows downward."""
-
-Difficulty = Literal["easy", "medium", "hard"]
-DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "medium", "hard")
-BUCKET_SIZES: Mapping[str, int] = {"easy": 20, "medium": 30, "hard": 50}
-
-Direction = Literal["up", "down", "left", "right"]
-DIRECTIONS: tuple[Direction, ...] = ("up", "down", "left", "right")
-DELTAS: Mapping[str, Cell] = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 _DIRECTION_ALIASES = {"u": "up", "d": "down", "l": "left", "r": "right"}
 
 QuestionStyle = Literal["text_cot", "direct"]
@@ -62,18 +79,6 @@ ILLEGAL_CODES: frozenset[str] = frozenset(
     }
 )
 """Every reason code a verdict may carry (SPEC §3, plus ``wrong_label`` for path)."""
-
-
-class AnswerError(Exception):
-    """An answer text that yields no steps; ``code`` is ``no_answer``, ``bad_format`` or ``unknown_action``.
-
-    Raised by ``parse_answer`` and caught by scoring: it never escapes the scorer.
-    """
-
-    def __init__(self, code: str, detail: str = "") -> None:
-        super().__init__(f"{code}: {detail}" if detail else code)
-        self.code = code
-        self.detail = detail
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,59 +179,118 @@ def steps_are_the_answer(initial_state: Any, steps: Sequence[Any]) -> tuple[Any,
     return tuple(steps)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class FamilySpec:
     """One puzzle family, as the rest of the package sees it.
 
-    Attributes:
+    Required (every family has its own):
         name: registry key, HF config name and id prefix.
         buckets: SPEC §2 ``optimal_length`` range per difficulty, inclusive.
         geometry: where the cells of the rendered board lie (shared by every state).
-        dashed_grid: the oracle aid draws dashed grid lines (klotski).
-        unique_length: every feasible answer has the optimal length (path, onet).
         from_json / to_json: the canonical ``state`` column.
         generate: ``(difficulty, rng) -> state`` whose optimum lies in that bucket.
         solve: exhaustive optimal solver, ``state -> Solution`` (None if unsolvable).
-        replay: ``(state, answer) -> Replay``.
-        trajectory: ``(state, answer) -> [state after each step]`` for oracle images; for
-            path the marker's walk, so its length is always ``optimal_length``.
+        replay: ``(state, answer) -> Replay``, the scorer's fast path.
         render: ``state -> RGB PIL image`` of size ``geometry.size``, no grid, no labels.
         parse_answer: raw model text -> answer tuple; raises ``AnswerError``.
         format_answer: answer tuple -> text in the SPEC §3 format (tags included).
         answer_payload: answer tuple -> the JSON payload stored in the ``solution`` column.
+        answer_tag: the SPEC §3 tag around that payload in an answer text (None when the
+            payload is the whole answer, as klotski's ``{"solution": [...]}``).
         question: ``(state, style) -> prompt`` for ``text_cot`` or ``direct``.
         random_answer: ``(state, rng) -> answer``, legal-looking random steps (baseline).
         apply_step: ``(state, step) -> state | Illegal``, one move of the interactive
             environment (for path: the marker moves one cell in a direction).
         is_goal: the environment's episode is won.
-        parse_steps / format_steps: the per-turn format of interactive protocols; the
-            answer format itself for every family but path (a direction list there).
+        step_description: what one interactive step is, in words for the model.
+        step_example: one step written in the per-turn format, for the model.
+
+    Defaults (what most families share; set them where a family differs):
+        dashed_grid: the oracle aid draws dashed grid lines (klotski).
+        unique_length: every feasible answer has the optimal length (path, onet).
+        trajectory: ``(state, answer) -> [state after each step]`` for oracle images;
+            default: ``apply_step`` along the answer. Path's answer is labels, so it walks
+            the marker instead (its length is always ``optimal_length``).
+        parse_steps / format_steps: the per-turn format of interactive protocols;
+            default: the answer format itself.
         episode_answer: ``(initial_state, steps) -> answer`` turns an episode's steps
-            into the answer that ``replay`` judges (identity except for path).
+            into the answer ``replay`` judges; default: the steps are the answer.
+        answer_from_payload: the inverse of ``answer_payload``; default: ``parse_answer``
+            of the payload wrapped in ``answer_tag``.
+        random_step: ``(state, rng) -> step``, one random interactive step (baseline);
+            default: a step of ``random_answer``.
+        generation_weight: relative cost of generating a row, for scheduling builds.
     """
 
     name: str
     buckets: Mapping[str, tuple[int, int]]
     geometry: BoardGeometry
-    dashed_grid: bool
-    unique_length: bool
     from_json: Callable[[str], Any]
     to_json: Callable[[Any], str]
     generate: Callable[[str, np.random.Generator], Any]
     solve: Callable[[Any], Solution | None]
     replay: Callable[[Any, Sequence[Any]], Replay]
-    trajectory: Callable[[Any, Sequence[Any]], list[Any]]
     render: Callable[[Any], Image.Image]
     parse_answer: Callable[[str], tuple[Any, ...]]
     format_answer: Callable[[Sequence[Any]], str]
     answer_payload: Callable[[Sequence[Any]], str]
+    answer_tag: str | None
     question: Callable[[Any, QuestionStyle], str]
     random_answer: Callable[[Any, np.random.Generator], tuple[Any, ...]]
     apply_step: Callable[[Any, Any], Any]
     is_goal: Callable[[Any], bool]
-    parse_steps: Callable[[str], tuple[Any, ...]]
-    format_steps: Callable[[Sequence[Any]], str]
-    episode_answer: Callable[[Any, Sequence[Any]], tuple[Any, ...]]
+    step_description: str
+    step_example: str
+    dashed_grid: bool = False
+    unique_length: bool = False
+    trajectory: Callable[[Any, Sequence[Any]], list[Any]] = None  # type: ignore[assignment]
+    parse_steps: Callable[[str], tuple[Any, ...]] = None  # type: ignore[assignment]
+    format_steps: Callable[[Sequence[Any]], str] = None  # type: ignore[assignment]
+    episode_answer: Callable[[Any, Sequence[Any]], tuple[Any, ...]] = steps_are_the_answer
+    answer_from_payload: Callable[[str], tuple[Any, ...]] = None  # type: ignore[assignment]
+    random_step: Callable[[Any, np.random.Generator], Any] = None  # type: ignore[assignment]
+    generation_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        """Fill the derived defaults (None above) from the family's own functions."""
+        derived = {
+            "trajectory": functools.partial(_trajectory, apply_step=self.apply_step),
+            "parse_steps": self.parse_answer,
+            "format_steps": self.format_answer,
+            "answer_from_payload": functools.partial(_answer_from_payload, self.parse_answer, self.answer_tag),
+            "random_step": functools.partial(_random_step, self.random_answer),
+        }
+        for name, value in derived.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)
+
+    def oracle_steps(self, state: Any, answer: Sequence[Any] | None = None) -> tuple[Any, ...]:
+        """The interactive steps (``apply_step`` units) of an optimal episode from ``state``.
+
+        ``answer`` defaults to the solver's. When its steps are environment steps they are
+        returned as they are; otherwise (path answers with letters) the single steps that
+        follow its ``trajectory`` are recovered.
+
+        Raises:
+            ValueError: no solution, or no single step leads along the trajectory.
+        """
+        if answer is None:
+            solution = self.solve(state)
+            if solution is None:
+                raise ValueError(f"{self.name} state has no solution")
+            answer = solution.answer
+        answer = tuple(answer)
+        if _reaches_goal(self, state, answer):
+            return answer
+        steps = []
+        current = state
+        for following in self.trajectory(state, answer):
+            step = next((d for d in DIRECTIONS if self.apply_step(current, d) == following), None)
+            if step is None:
+                raise ValueError(f"{self.name}: no single step leads along the oracle trajectory")
+            steps.append(step)
+            current = following
+        return tuple(steps)
 
     def bucket_of(self, optimal_length: int) -> str | None:
         """The difficulty whose range holds ``optimal_length``, or None for the gaps."""
@@ -234,3 +298,25 @@ class FamilySpec:
             if low <= optimal_length <= high:
                 return difficulty
         return None
+
+
+def _reaches_goal(spec: FamilySpec, state: Any, steps: Sequence[Any]) -> bool:
+    for step in steps:
+        state = spec.apply_step(state, step)
+        if isinstance(state, Illegal):
+            return False
+    return bool(spec.is_goal(state))
+
+
+def _trajectory(state: Any, answer: Sequence[Any], *, apply_step: Callable[[Any, Any], Any]) -> list[Any]:
+    return walk(state, answer, apply_step)
+
+
+def _answer_from_payload(parse_answer: Callable[[str], tuple[Any, ...]], tag: str | None, payload: str) -> tuple[Any, ...]:
+    return parse_answer(payload if tag is None else f"<{tag}>{payload}</{tag}>")
+
+
+def _random_step(random_answer: Callable[[Any, Any], tuple[Any, ...]], state: Any, rng: np.random.Generator) -> Any:
+    """A step of a random answer (None when the family's random answer is empty)."""
+    answer = random_answer(state, rng) or random_answer(state, rng)
+    return answer[int(rng.integers(len(answer)))] if answer else None

@@ -56,8 +56,6 @@ from vgau_data.puzzles.base import (
     canonical_json,
     parse_direction,
     replay_steps,
-    steps_are_the_answer,
-    walk,
 )
 from vgau_data.rendering import BoardGeometry, draw_centered_text, new_board
 
@@ -364,10 +362,6 @@ def replay(state: KlotskiState, answer: Sequence[Step]) -> Replay:
     """
     return replay_steps(state, answer, apply_step, is_goal)
 
-
-def trajectory(state: KlotskiState, answer: Sequence[Step]) -> list[KlotskiState]:
-    """The state after each step of a legal ``answer``."""
-    return walk(state, answer, apply_step)
 
 
 # ------------------------------------------------------------------------------- solver
@@ -822,13 +816,11 @@ SPEC = FamilySpec(
     buckets=BUCKETS,
     geometry=GEOMETRY,
     dashed_grid=True,
-    unique_length=False,
     from_json=from_json,
     to_json=to_json,
     generate=generate,
     solve=solve,
     replay=replay,
-    trajectory=trajectory,
     render=render,
     parse_answer=parse_answer,
     format_answer=format_answer,
@@ -837,7 +829,7 @@ SPEC = FamilySpec(
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
-    parse_steps=parse_answer,
-    format_steps=format_answer,
-    episode_answer=steps_are_the_answer,
+    answer_tag=None,
+    step_description='one block sliding one cell',
+    step_example='{"solution":[{"from":[0,0],"direction":"DOWN"}]}',
 )

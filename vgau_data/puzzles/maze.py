@@ -46,10 +46,9 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
-    steps_are_the_answer,
-    walk,
 )
 from vgau_data.puzzles.grids import (
+    DIRECTION_TAG,
     GEOMETRY,
     NEIGHBOURS,
     OPEN,
@@ -214,10 +213,6 @@ def replay(state: MazeState, answer: Sequence[Direction]) -> Replay:
         return Replay(False, n, "not_solved", n)
     return Replay(True, n)
 
-
-def trajectory(state: MazeState, answer: Sequence[Direction]) -> list[MazeState]:
-    """The state after each move of a legal ``answer`` (the agent moves)."""
-    return walk(state, answer, apply_step)
 
 
 # --------------------------------------------------------------------------- solver
@@ -384,14 +379,11 @@ SPEC = FamilySpec(
     name="maze",
     buckets=BUCKETS,
     geometry=GEOMETRY,
-    dashed_grid=False,
-    unique_length=False,
     from_json=from_json,
     to_json=to_json,
     generate=generate,
     solve=solve,
     replay=replay,
-    trajectory=trajectory,
     render=render,
     parse_answer=parse_answer,
     format_answer=format_answer,
@@ -400,7 +392,7 @@ SPEC = FamilySpec(
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
-    parse_steps=parse_answer,
-    format_steps=format_answer,
-    episode_answer=steps_are_the_answer,
+    answer_tag=DIRECTION_TAG,
+    step_description='one move of the agent',
+    step_example='<ANSWER_JSON>["up"]</ANSWER_JSON>',
 )

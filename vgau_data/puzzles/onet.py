@@ -48,8 +48,6 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
-    steps_are_the_answer,
-    walk,
 )
 from vgau_data.puzzles.onet_render import GEOMETRY, render
 
@@ -308,10 +306,6 @@ def replay(state: OnetState, answer: Sequence[Step]) -> Replay:
     return Replay(True, len(answer))
 
 
-def trajectory(state: OnetState, answer: Sequence[Step]) -> list[OnetState]:
-    """The board after each step of a legal answer."""
-    return walk(state, answer, apply_step)
-
 
 # --------------------------------------------------------------------------- solver
 
@@ -566,14 +560,12 @@ SPEC = FamilySpec(
     name=NAME,
     buckets=BUCKETS,
     geometry=GEOMETRY,
-    dashed_grid=False,
     unique_length=True,
     from_json=from_json,
     to_json=to_json,
     generate=generate,
     solve=solve,
     replay=replay,
-    trajectory=trajectory,
     render=render,
     parse_answer=parse_answer,
     format_answer=format_answer,
@@ -582,7 +574,7 @@ SPEC = FamilySpec(
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
-    parse_steps=parse_answer,
-    format_steps=format_answer,
-    episode_answer=steps_are_the_answer,
+    answer_tag="answer_json",
+    step_description='the removal of one pair of identical fruits',
+    step_example='<answer_json>[[[0,1],[2,1]]]</answer_json>',
 )

@@ -53,8 +53,6 @@ from vgau_data.puzzles.base import (
     Solution,
     canonical_json,
     parse_direction,
-    steps_are_the_answer,
-    walk,
 )
 from vgau_data.puzzles.parking_render import GEOMETRY, render
 from vgau_data.puzzles.parking_search import (
@@ -392,10 +390,6 @@ def replay(state: ParkingState, answer: Sequence[Step]) -> Replay:
         return Replay(False, n, "not_solved", n)
     return Replay(True, n)
 
-
-def trajectory(state: ParkingState, answer: Sequence[Step]) -> list[ParkingState]:
-    """The state after each step of a legal answer."""
-    return walk(state, answer, apply_step)
 
 
 # ---------------------------------------------------------------------------- solver
@@ -747,14 +741,11 @@ SPEC = FamilySpec(
     name=NAME,
     buckets=BUCKETS,
     geometry=GEOMETRY,
-    dashed_grid=False,
-    unique_length=False,
     from_json=from_json,
     to_json=to_json,
     generate=generate,
     solve=_solve,
     replay=replay,
-    trajectory=trajectory,
     render=render,
     parse_answer=parse_answer,
     format_answer=format_answer,
@@ -763,7 +754,8 @@ SPEC = FamilySpec(
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
-    parse_steps=parse_answer,
-    format_steps=format_answer,
-    episode_answer=steps_are_the_answer,
+    answer_tag=ANSWER_TAG,
+    step_description='one vehicle sliding one cell',
+    step_example='<ANSWER_JSON>[{"car":"A","direction":"up"}]</ANSWER_JSON>',
+    generation_weight=3.0,
 )

@@ -49,6 +49,7 @@ from vgau_data.answers import last_tagged, strip_fences
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles.base import (
     DELTAS,
+    DIRECTIONS,
     AnswerError,
     Cell,
     Direction,
@@ -589,11 +590,15 @@ def random_answer(state: PathState, rng: np.random.Generator) -> tuple[str, ...]
     return tuple(letters[int(i)] for i in order[:count])
 
 
+def random_step(state: PathState, rng: np.random.Generator) -> Direction:
+    """A random direction of the marker: the random baseline of interactive episodes."""
+    return DIRECTIONS[int(rng.integers(len(DIRECTIONS)))]
+
+
 SPEC = FamilySpec(
     name="path",
     buckets=BUCKETS,
     geometry=GEOMETRY,
-    dashed_grid=False,
     unique_length=True,
     from_json=from_json,
     to_json=to_json,
@@ -612,4 +617,11 @@ SPEC = FamilySpec(
     parse_steps=parse_direction_answer,
     format_steps=format_direction_answer,
     episode_answer=episode_answer,
+    answer_tag=TAG,
+    step_description=(
+        "one move of your marker along the road, starting at the start cell; the marker is drawn as a red "
+        "disc. Walk it to the destination: the letters it passes are collected for you as your answer"
+    ),
+    random_step=random_step,
+    step_example='<ANSWER_JSON>["right"]</ANSWER_JSON>',
 )

@@ -45,8 +45,6 @@ from vgau_data.puzzles.base import (
     Replay,
     Solution,
     canonical_json,
-    steps_are_the_answer,
-    walk,
 )
 from vgau_data.puzzles.grids import DIRECTION_TAG, direction_payload, format_direction_answer, parse_direction_answer
 from vgau_data.rendering import BoardGeometry
@@ -286,10 +284,6 @@ def replay(state: SokobanState, answer: Sequence[Direction]) -> Replay:
         return Replay(False, n, "not_solved", n)
     return Replay(True, n)
 
-
-def trajectory(state: SokobanState, answer: Sequence[Direction]) -> list[SokobanState]:
-    """The state after each step of a legal answer."""
-    return walk(state, answer, apply_step)
 
 
 # ---------------------------------------------------------------------------- solver
@@ -692,14 +686,11 @@ SPEC = FamilySpec(
     name=NAME,
     buckets=BUCKETS,
     geometry=GEOMETRY,
-    dashed_grid=False,
-    unique_length=False,
     from_json=from_json,
     to_json=to_json,
     generate=generate,
     solve=solve,
     replay=replay,
-    trajectory=trajectory,
     render=render,
     parse_answer=parse_answer,
     format_answer=format_answer,
@@ -708,7 +699,7 @@ SPEC = FamilySpec(
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
-    parse_steps=parse_answer,
-    format_steps=format_answer,
-    episode_answer=steps_are_the_answer,
+    answer_tag=DIRECTION_TAG,
+    step_description='one move of the player (walking into the box pushes it)',
+    step_example='<ANSWER_JSON>["left"]</ANSWER_JSON>',
 )

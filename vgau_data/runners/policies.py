@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vgau_data.puzzles.base import DIRECTIONS, Illegal
 from vgau_data.runners.protocols import INTERACTIVE, REMAINING_TAG
 
 if TYPE_CHECKING:
@@ -45,38 +44,6 @@ def base_protocol(variant: str) -> str:
     raise ValueError(f"unknown protocol variant {variant!r}")
 
 
-def oracle_steps(family: FamilySpec, state: Any) -> tuple[Any, ...]:
-    """An optimal sequence of interactive steps (``apply_step`` units) from ``state`` to the goal.
-
-    For every family but path these are the solver's answer; for path the marker's
-    moves along the route are recovered from ``trajectory``.
-    """
-    solution = family.solve(state)
-    if solution is None:
-        raise ValueError(f"{family.name} state has no solution")
-    if _reaches_goal(family, state, solution.answer):
-        return tuple(solution.answer)
-    steps = []
-    current = state
-    for following in family.trajectory(state, solution.answer):
-        for direction in DIRECTIONS:
-            if family.apply_step(current, direction) == following:
-                steps.append(direction)
-                break
-        else:
-            raise ValueError(f"{family.name}: no single step leads along the oracle trajectory")
-        current = following
-    return tuple(steps)
-
-
-def _reaches_goal(family: FamilySpec, state: Any, steps: Sequence[Any]) -> bool:
-    for step in steps:
-        state = family.apply_step(state, step)
-        if isinstance(state, Illegal):
-            return False
-    return bool(family.is_goal(state))
-
-
 def make_policy(name: str, instances: Sequence[Instance]) -> Callable[[Conversation], str]:
     """The policy ``name`` (one of ``POLICIES``) over ``instances``."""
     if name not in POLICIES:
@@ -90,7 +57,7 @@ def make_policy(name: str, instances: Sequence[Instance]) -> Callable[[Conversat
         solution = instance.family.solve(state)
         if solution is None:
             raise ValueError(f"{instance_id} has no solution")
-        return tuple(solution.answer), oracle_steps(instance.family, state)
+        return tuple(solution.answer), instance.family.oracle_steps(state, solution.answer)
 
     def policy(conversation: Conversation) -> str:
         instance_id, variant, _run = split_session_id(conversation.session_id)
@@ -122,9 +89,5 @@ def _random_text(family: FamilySpec, instance: Instance, interactive: bool, turn
     state = instance.initial_state()
     if not interactive:
         return family.format_answer(family.random_answer(state, rng))
-    if family.name == "path":
-        return family.format_steps([DIRECTIONS[int(rng.integers(len(DIRECTIONS)))]])
-    answer = family.random_answer(state, rng) or family.random_answer(state, rng)
-    if not answer:
-        return "no move"
-    return family.format_steps([answer[int(rng.integers(len(answer)))]])
+    step = family.random_step(state, rng)
+    return "no move" if step is None else family.format_steps([step])

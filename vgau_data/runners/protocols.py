@@ -33,7 +33,6 @@ no readable step answers the empty string (scored ``no_answer``, not parsed).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -58,22 +57,6 @@ BudgetMode = Literal["optimal", "fixed"]
 BUDGET_MODES: tuple[str, ...] = ("optimal", "fixed")
 
 REMAINING_TAG = "remaining"
-
-STEP_EXAMPLES: Mapping[str, tuple[str, str]] = {
-    "maze": ("one move of the agent", '<ANSWER_JSON>["up"]</ANSWER_JSON>'),
-    "sokoban": ("one move of the player (walking into the box pushes it)", '<ANSWER_JSON>["left"]</ANSWER_JSON>'),
-    "path": (
-        (
-            "one move of your marker along the road, starting at the start cell; the marker is drawn as a red "
-            "disc. Walk it to the destination: the letters it passes are collected for you as your answer"
-        ),
-        '<ANSWER_JSON>["right"]</ANSWER_JSON>',
-    ),
-    "onet": ("the removal of one pair of identical fruits", "<answer_json>[[[0,1],[2,1]]]</answer_json>"),
-    "parking": ("one vehicle sliding one cell", '<ANSWER_JSON>[{"car":"A","direction":"up"}]</ANSWER_JSON>'),
-    "klotski": ("one block sliding one cell", '{"solution":[{"from":[0,0],"direction":"DOWN"}]}'),
-}
-"""Per family: what one interactive step is, and a one-step example in the per-turn format."""
 
 AID_NOTE = (
     "The second image is the same board with red grid lines and a black (r,c) label at the centre of every "
@@ -269,7 +252,7 @@ class InteractiveEpisode(Episode):
 
     def _instructions(self, augmented: bool) -> str:
         family = self.family
-        what, example = STEP_EXAMPLES[family.name]
+        what, example = family.step_description, family.step_example
         parts = []
         if augmented:
             parts.append(AID_NOTE + " " + AUG_NOTE)

@@ -117,10 +117,11 @@ def training_texts() -> list[str]:
     tokenizer, so attention cost does not dwarf everything else in CPU benchmarks.
     """
     from vgau_data.registry import FAMILIES
-    from vgau_data.runners.protocols import AID_NOTE, AUG_NOTE, STEP_EXAMPLES
+    from vgau_data.runners.protocols import AID_NOTE, AUG_NOTE
     from vgau_data.seeding import rng_for
 
-    texts = [_CORPUS, AID_NOTE, AUG_NOTE, *(" ".join(example) for example in STEP_EXAMPLES.values())]
+    steps = [f"{spec.step_description} {spec.step_example}" for spec in FAMILIES.values()]
+    texts = [_CORPUS, AID_NOTE, AUG_NOTE, *steps]
     for family in FAMILIES.values():
         state = family.generate("easy", rng_for(1))
         texts += [family.question(state, "text_cot"), family.question(state, "direct")]

@@ -1,0 +1,44 @@
+"""``check_family`` catches a family that breaks the contract (it is not a rubber stamp)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from vgau_data.puzzles.base import Replay
+from vgau_data.puzzles.checks import FamilyCheckError, check_family
+from vgau_data.registry import get_family
+
+MAZE = get_family("maze")
+
+
+def broken(**changes: object):
+    return dataclasses.replace(MAZE, **changes)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"replay": lambda state, answer: Replay(True, len(answer))}, "step-by-step"),
+        ({"generate": lambda difficulty, rng: MAZE.generate(difficulty, np.random.default_rng())}, "same seed"),
+        ({"solve": lambda state: None}, "no solution"),
+        ({"format_answer": lambda answer: "<ANSWER_JSON>[]</ANSWER_JSON>"}, "answer text round trip"),
+        ({"answer_payload": lambda answer: "[]"}, "payload round trip"),
+        ({"question": lambda state, style: "same text"}, "question styles"),
+        ({"render": lambda state: MAZE.render(state).resize((10, 10))}, "render"),
+        ({"buckets": {"easy": (1, 6), "medium": (6, 17), "hard": (18, 30)}}, "disjoint"),
+    ],
+    ids=["replay", "generate", "solve", "format", "payload", "question", "render", "buckets"],
+)
+def test_check_family__names_what_is_broken(changes: dict, message: str) -> None:
+    with pytest.raises(FamilyCheckError, match=message):
+        check_family(broken(**changes), per_bucket=1)
+
+
+def test_check_family__defaults_are_filled_from_the_family() -> None:
+    spec = broken(parse_steps=None, format_steps=None, trajectory=None, answer_from_payload=None, random_step=None)
+    assert spec.parse_steps is MAZE.parse_answer and spec.format_steps is MAZE.format_answer
+    assert spec.answer_from_payload('["up"]') == ("up",)
+    check_family(spec, per_bucket=1)

@@ -1,0 +1,133 @@
+"""``check_family``: the contract every registered family honours, as one callable check.
+
+The tests run it once per family, and a new family's author can run it while writing
+one (``python -c "from vgau_data.puzzles.checks import check_family; ..."``). It
+generates a few instances per bucket and checks what the rest of the package relies on:
+
+- buckets are disjoint, ordered ranges; every generated state's true optimum lies in
+  its bucket, the same seed gives the same state and an unknown difficulty is refused;
+- states round-trip through their canonical JSON;
+- the solver's answer replays feasibly at the optimal length, its trajectory ends in
+  the goal, and the initial state is not already solved;
+- the fast ``replay`` agrees with stepping ``apply_step`` + ``is_goal`` (feasibility,
+  reason code, first invalid step) on the solution, its prefixes, random answers and
+  answers with a step appended (for every family whose answer steps are environment
+  steps; path answers with letters, so its episode is checked instead);
+- answers round-trip through ``format_answer``/``parse_answer``, payloads through
+  ``answer_payload``/``answer_from_payload``, steps through the per-turn format;
+- an interactive episode of the oracle's steps reaches the goal and its
+  ``episode_answer`` is the solution;
+- the board renders to an RGB image of the declared size, the same bytes every time;
+- both question styles exist and differ, and an unknown style is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from vgau_data.errors import VgauError
+from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec, replay_steps
+from vgau_data.seeding import instance_seed, rng_for
+
+
+class FamilyCheckError(VgauError, AssertionError):
+    """A family that breaks the contract; the message lists every failed check."""
+
+
+def check_family(spec: FamilySpec, *, seed: int = 0, per_bucket: int = 2) -> None:
+    """Run every contract check on ``spec``; raise ``FamilyCheckError`` listing the failures.
+
+    ``per_bucket`` instances are generated per difficulty from ``seed``.
+
+    Example:
+        >>> from vgau_data.registry import get_family
+        >>> check_family(get_family("maze"), per_bucket=1)
+    """
+    failures: list[str] = []
+
+    def expect(ok: object, what: str) -> None:
+        if not ok:
+            failures.append(what)
+
+    _check_buckets(spec, expect)
+    for difficulty in spec.buckets:
+        for index in range(per_bucket):
+            where = f"{spec.name}/{difficulty}/{index}"
+            state = spec.generate(difficulty, rng_for(instance_seed(seed, spec.name, difficulty, index)))
+            again = spec.generate(difficulty, rng_for(instance_seed(seed, spec.name, difficulty, index)))
+            expect(spec.to_json(again) == spec.to_json(state), f"{where}: the same seed gave another state")
+            _check_instance(spec, state, where, np.random.default_rng([seed, index]), expect)
+    try:
+        spec.generate("extreme", np.random.default_rng(0))
+    except ValueError:
+        pass
+    else:
+        failures.append(f"{spec.name}: generate('extreme') did not raise ValueError")
+    if failures:
+        raise FamilyCheckError(f"{spec.name} breaks {len(failures)} check(s):\n- " + "\n- ".join(failures))
+
+
+def _check_buckets(spec: FamilySpec, expect: Any) -> None:
+    ranges = [spec.buckets[d] for d in DIFFICULTIES]
+    expect(list(spec.buckets) == list(DIFFICULTIES), f"{spec.name}: buckets must be easy, medium, hard in order")
+    expect(all(1 <= low <= high for low, high in ranges), f"{spec.name}: bucket ranges must be 1 <= low <= high")
+    expect(all(a[1] < b[0] for a, b in zip(ranges, ranges[1:])), f"{spec.name}: bucket ranges must rise, disjoint")
+
+
+def _check_instance(spec: FamilySpec, state: Any, where: str, rng: np.random.Generator, expect: Any) -> None:
+    text = spec.to_json(state)
+    expect(spec.from_json(text) == state, f"{where}: from_json(to_json(state)) != state")
+    canonical = json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    expect(text == canonical, f"{where}: to_json is not canonical JSON")
+    expect(not spec.is_goal(state), f"{where}: the generated state is already solved")
+
+    solution = spec.solve(state)
+    if solution is None:
+        expect(False, f"{where}: solve found no solution")
+        return
+    answer = tuple(solution.answer)
+    expect(spec.bucket_of(solution.optimal_length) is not None, f"{where}: optimum {solution.optimal_length} in no bucket")
+    replayed = spec.replay(state, answer)
+    expect(replayed.feasible and replayed.error is None, f"{where}: the solution does not replay: {replayed}")
+    states = spec.trajectory(state, answer)
+    expect(len(states) == solution.optimal_length, f"{where}: trajectory length != optimal_length")
+    expect(states and spec.is_goal(states[-1]), f"{where}: the trajectory does not end in the goal")
+
+    randoms = [spec.random_answer(state, rng) for _ in range(5)]
+    for candidate in (answer, *randoms):
+        expect(spec.parse_answer(spec.format_answer(candidate)) == candidate, f"{where}: answer text round trip")
+        payload = spec.answer_payload(candidate)
+        json.loads(payload)
+        expect(spec.answer_from_payload(payload) == candidate, f"{where}: payload round trip")
+
+    try:
+        steps = spec.oracle_steps(state, answer)
+    except ValueError as error:
+        steps = None
+        expect(False, f"{where}: {error}")
+    if steps is not None:
+        expect(spec.parse_steps(spec.format_steps(steps)) == steps, f"{where}: per-turn step text round trip")
+        expect(tuple(spec.episode_answer(state, steps)) == answer, f"{where}: episode_answer(oracle steps) != solution")
+        if steps == answer:  # the answer's steps are environment steps: the two replays must agree
+            extra = spec.random_step(state, rng)
+            cases = [answer, answer[: len(answer) // 2], *randoms]
+            if extra is not None:
+                cases.append((*answer, extra))
+            for case in cases:
+                fast, slow = spec.replay(state, case), replay_steps(state, case, spec.apply_step, spec.is_goal)
+                expect(fast == slow, f"{where}: replay {fast} != step-by-step {slow} on {case!r:.80}")
+
+    image = spec.render(state)
+    expect(image.mode == "RGB" and image.size == spec.geometry.size, f"{where}: render is not RGB {spec.geometry.size}")
+    expect(spec.render(state).tobytes() == image.tobytes(), f"{where}: render is not deterministic")
+    styles = {style: spec.question(state, style) for style in ("text_cot", "direct")}
+    expect(styles["text_cot"] != styles["direct"], f"{where}: the two question styles are the same text")
+    try:
+        spec.question(state, "visual")  # type: ignore[arg-type]
+    except ValueError:
+        pass
+    else:
+        expect(False, f"{where}: question accepted the unknown style 'visual'")
