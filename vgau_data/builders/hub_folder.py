@@ -9,8 +9,10 @@ the dataset card) and ``<family>/test-00000-of-00001.parquet`` with PNG bytes em
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -22,11 +24,39 @@ from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES
 
 PARQUET_NAME = "test-00000-of-00001.parquet"
+ROW_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+"""What a row id may be: ours (``maze-hard-0042``) or the authors' (``sokoban_000``)."""
 CITATION = """@article{vgau2026,
   title   = {When Does Visual Generation Help Visual Understanding in Unified Multimodal Models?},
   journal = {arXiv preprint arXiv:2608.22174},
   year    = {2026}
 }"""
+
+
+GENERATED_HOW_MADE = """Generators follow the paper's construction: tree mazes grown from a sampled path,
+retrograde search over Sokoban and parking states, boards solvable by construction for
+onet, backward walks and targeted placement for klotski, followed in every case by an
+exhaustive solver that fixes `optimal_length`. Per-instance seeds are hashed from the
+master seed with `numpy.random.SeedSequence`; the same seed gives identical Parquet bytes:
+
+```bash
+vgau-data build --out vgau_puzzles --seed {seed}   # vgau_data {version}
+```"""
+
+
+@dataclass(frozen=True, slots=True)
+class CardOrigin:
+    """Where a build's rows come from, as its card says: a phrase for the opening
+    paragraph, the body of the "How it was made" section, and the card's pretty name."""
+
+    summary: str
+    how_made: str
+    pretty_name: str = "VGAU-Diag puzzles"
+
+    @classmethod
+    def generated(cls, master_seed: int) -> CardOrigin:
+        """Rows made by our generators from ``master_seed``."""
+        return cls(f"master seed {master_seed}", GENERATED_HOW_MADE.format(seed=master_seed, version=__version__))
 
 
 def features() -> Any:
@@ -77,14 +107,14 @@ def length_histogram(lengths: Sequence[int]) -> str:
     return " ".join(f"{length}×{count}" for length, count in sorted(Counter(lengths).items()))
 
 
-def card_metadata(families: Sequence[str], n_rows: int) -> dict[str, Any]:
+def card_metadata(families: Sequence[str], n_rows: int, pretty_name: str = "VGAU-Diag puzzles") -> dict[str, Any]:
     """The YAML header of the Hub README."""
     size = "n<1K" if n_rows < 1000 else "1K<n<10K"
     default = "maze" if "maze" in families else families[0]
     return {
         "license": "cc-by-4.0",
         "language": ["en"],
-        "pretty_name": "VGAU-Diag puzzles",
+        "pretty_name": pretty_name,
         "task_categories": ["visual-question-answering", "image-text-to-text"],
         "size_categories": [size],
         "tags": ["visual-planning", "puzzles", "multimodal", "unified-multimodal-models", "benchmark"],
@@ -118,15 +148,26 @@ def stats_table(lengths: Mapping[tuple[str, str], Sequence[int]]) -> str:
     return "\n".join(lines)
 
 
-def write_readme(out_dir: Path, lengths: Mapping[tuple[str, str], Sequence[int]], master_seed: int) -> Path:
-    """Write ``README.md``: YAML metadata, the dataset card, and the achieved histograms."""
+def write_readme(
+    out_dir: Path,
+    lengths: Mapping[tuple[str, str], Sequence[int]],
+    master_seed: int = 0,
+    *,
+    origin: CardOrigin | None = None,
+) -> Path:
+    """Write ``README.md``: YAML metadata, the dataset card, and the achieved histograms.
+
+    ``origin`` says where the rows come from (default: our generators from ``master_seed``).
+    """
+    origin = origin or CardOrigin.generated(master_seed)
     families = [f for f in FAMILIES if any(key[0] == f for key in lengths)]
     n_rows = sum(len(v) for v in lengths.values())
-    header = yaml.safe_dump(card_metadata(families, n_rows), sort_keys=False, allow_unicode=True)
+    header = yaml.safe_dump(card_metadata(families, n_rows, origin.pretty_name), sort_keys=False, allow_unicode=True)
     card = resources.files("vgau_data").joinpath("dataset_card.md").read_text(encoding="utf-8")
     body = card.format(
         version=__version__,
-        seed=master_seed,
+        origin=origin.summary,
+        how_made=origin.how_made,
         n_rows=n_rows,
         stats_table=stats_table(lengths),
         citation=CITATION,

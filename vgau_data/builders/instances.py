@@ -9,6 +9,7 @@ that duplicates an earlier row.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,24 +68,43 @@ def _image(data: bytes) -> dict[str, Any]:
 
 def make_row(task: RowTask) -> dict[str, Any]:
     """Build one dataset row (SPEC §4 columns, images as embedded PNG bytes)."""
-    family = FAMILIES[task.family]
-    seed = task.seed
-    state, solution = generate_verified(task.family, task.difficulty, seed)
+    state, solution = generate_verified(task.family, task.difficulty, task.seed)
+    return assemble_row(
+        task.family, task.row_id, task.difficulty, state, solution.answer, solution.optimal_length, task.seed
+    )
+
+
+def assemble_row(
+    family_name: str,
+    row_id: str,
+    difficulty: str,
+    state: Any,
+    answer: Sequence[Any],
+    optimal_length: int,
+    seed: int,
+    image: bytes | None = None,
+) -> dict[str, Any]:
+    """The SPEC §4 row of a verified state and an optimal answer, with our renderings.
+
+    ``image`` replaces our rendering of the board (the authors' own image of a published
+    instance); the aid and step images are always ours.
+    """
+    family = FAMILIES[family_name]
     board = family.render(state)
-    steps = oracle_states(family, state, solution.answer)
-    if len(steps) != solution.optimal_length:
-        raise GenerationError(f"{task.row_id}: {len(steps)} oracle states for optimum {solution.optimal_length}")
+    steps = oracle_states(family, state, answer)
+    if len(steps) != optimal_length:
+        raise GenerationError(f"{row_id}: {len(steps)} oracle states for optimum {optimal_length}")
     return {
-        "id": task.row_id,
-        "task": task.family,
-        "difficulty": task.difficulty,
-        "optimal_length": solution.optimal_length,
-        "image": _image(png_bytes(board)),
+        "id": row_id,
+        "task": family_name,
+        "difficulty": difficulty,
+        "optimal_length": optimal_length,
+        "image": _image(png_bytes(board) if image is None else image),
         "oracle_aid": _image(png_bytes(annotate(family, board))),
         "oracle_states": [_image(png_bytes(step)) for step in steps],
         "oracle_aug_states": [_image(png_bytes(step)) for step in oracle_aug_states(family, steps)],
         "state": family.to_json(state),
-        "solution": family.answer_payload(solution.answer),
+        "solution": family.answer_payload(answer),
         "question": family.question(state, "text_cot"),
         "seed": seed,
     }
