@@ -74,10 +74,14 @@ GOOD_RECORDS = [
     {**RECORD, "run": 2, "protocol": "oracle_vcot_fixed", "id": "klotski-hard-0049"},
     {**RECORD, "meta": {"tokens": 12}},
     {**RECORD, "protocol": "my_probe2"},
+    {**RECORD, "id": "sokoban_000"},  # the authors' ids, kept by build --from-paper
+    {**RECORD, "id": "maze_0007"},
 ]
 BAD_RECORDS = [
-    {**RECORD, "id": "maze-easy"},
-    {**RECORD, "id": "Maze-easy-0001"},
+    {**RECORD, "id": ""},
+    {**RECORD, "id": "../maze-easy-0001"},
+    {**RECORD, "id": "maze easy 1"},
+    {**RECORD, "id": "m" * 101},
     {**RECORD, "id": 7},
     {**RECORD, "protocol": "Direct"},
     {**RECORD, "protocol": "text-cot"},
@@ -170,7 +174,7 @@ def test_read__rejects_with_the_line_number(text_lines: list, message: str) -> N
 
 
 def test_read__lists_many_problems_but_caps_the_message() -> None:
-    bad = [json.dumps(HEADER)] + [json.dumps({**RECORD, "id": f"bad{i}"}) for i in range(50)]
+    bad = [json.dumps(HEADER)] + [json.dumps({**RECORD, "id": f"bad {i}"}) for i in range(50)]
     with pytest.raises(SubmissionError) as info:
         read_submission(bad)
     text = str(info.value)

@@ -51,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
     submission = read_submission(args.submission)
     references = load_references(args.dataset, revision=args.revision)
     if args.families:
-        references = references.subset(args.families)
-        submission = _only_families(submission, set(references.families))
+        chosen = references.subset(args.families)
+        submission = _without_rows(submission, {row.id for row in references.rows} - set(chosen.ids))
+        references = chosen
     details: dict[str, list[list[dict[str, Any]]]] | None = {} if args.details else None
     results = score_submission(
         submission, references, allow_fingerprint_mismatch=args.allow_fingerprint_mismatch, details=details
@@ -76,10 +77,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _only_families(submission: Submission, families: set[str]) -> Submission:
+def _without_rows(submission: Submission, ids: set[str]) -> Submission:
+    """The submission less its records of the rows ``ids`` (other families', for ``--families``)."""
     from dataclasses import replace
 
-    return replace(submission, records=tuple(r for r in submission.records if r.id.split("-", 1)[0] in families))
+    return replace(submission, records=tuple(r for r in submission.records if r.id not in ids))
 
 
 def _write_details(path: Path, details: dict[str, list[list[dict[str, Any]]]]) -> None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from vgau_data.builders.hub_folder import ROW_ID_PATTERN
 from vgau_data.errors import SubmissionError
 
 if TYPE_CHECKING:
@@ -58,7 +59,6 @@ KNOWN_PROTOCOLS: tuple[str, ...] = (
 
 MAX_RUN = 999
 MAX_PROBLEMS_SHOWN = 20
-_ID = re.compile(r"[a-z]+-(?:easy|medium|hard)-[0-9]+")
 _PROTOCOL = re.compile(r"[a-z][a-z0-9_]*")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 _HEADER_KEYS = frozenset({"vgau_submission", "model", "harness", "dataset", "settings", "created", "notes"})
@@ -216,8 +216,8 @@ def record_problems(obj: object) -> list[str]:
         return [f"record must be a JSON object, got {type(obj).__name__}"]
     problems = [f"unknown record key {key!r}" for key in sorted(set(obj) - _RECORD_KEYS)]
     problems += [f"record lacks {key!r}" for key in ("id", "protocol", "run", "output") if key not in obj]
-    if "id" in obj and not (isinstance(obj["id"], str) and _ID.fullmatch(obj["id"])):
-        problems.append(f"id must look like 'maze-hard-0042', got {obj['id']!r:.80}")
+    if "id" in obj and not (isinstance(obj["id"], str) and ROW_ID_PATTERN.fullmatch(obj["id"])):
+        problems.append(f"id must be a row id like 'maze-hard-0042' or 'sokoban_000', got {obj['id']!r:.80}")
     if "protocol" in obj and not (isinstance(obj["protocol"], str) and _PROTOCOL.fullmatch(obj["protocol"])):
         problems.append(f"protocol must be a lower-case name like 'text_cot', got {obj['protocol']!r:.80}")
     if "run" in obj and _as_run(obj["run"]) is None:
