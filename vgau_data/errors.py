@@ -29,3 +29,7 @@ class SubmissionError(VgauError, ValueError):
 
 class MissingDependencyError(VgauError, ImportError):
     """An optional dependency that an entry point needs is not installed."""
+
+
+class PaperDataError(VgauError, ValueError):
+    """A file or record of the authors' published data that cannot be converted (the message names it)."""
