@@ -1,4 +1,8 @@
-"""``vgau-data build``: generate, verify and render the dataset into a Hub-layout folder."""
+"""``vgau-data build``: generate, verify and render the dataset into a Hub-layout folder.
+
+``--from-paper CLONE`` builds from the authors' published instances instead of our
+generators (``vgau_data.builders.from_paper``).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import os
 EPILOG = """examples:
   vgau-data build --out vgau_puzzles
   vgau-data build --out small --families maze sokoban --counts 2 2 2 --workers 2
+  vgau-data build --from-paper VGAU-Diag --out paper_puzzles   # the authors' 600 instances
 """
 
 
@@ -21,12 +26,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="rows per bucket (default 20 30 50)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    parser.add_argument("--from-paper", default=None, metavar="CLONE",
+                        help="convert the authors' published instances (a clone of zyb1029/VGAU-Diag, or its data/) "
+                             "instead of generating")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from vgau_data.builders import build_dataset
 
+    if args.from_paper is not None:
+        return _run_from_paper(args)
     counts = dict(zip(("easy", "medium", "hard"), args.counts)) if args.counts else None
     report = build_dataset(args.out, seed=args.seed, families=args.families, counts=counts,
                            workers=args.workers, progress=not args.no_progress)
@@ -37,4 +47,16 @@ def run(args: argparse.Namespace) -> int:
     cpu = ", ".join(f"{f} {s:.1f}s" for f, s in report.family_seconds.items())
     print(f"\n{total} rows in {report.wall_seconds:.1f} s wall ({args.workers} workers; worker time: {cpu})")
     print(f"wrote {report.out_dir}/README.md and {len(report.family_seconds)} parquet configs")
+    return 0
+
+
+def _run_from_paper(args: argparse.Namespace) -> int:
+    from vgau_data.builders.from_paper import build_from_paper
+    from vgau_data.errors import VgauError
+
+    if args.counts:
+        raise VgauError("--counts does not apply to --from-paper: the authors' files decide the rows")
+    report = build_from_paper(args.from_paper, args.out, families=args.families, workers=args.workers,
+                              progress=not args.no_progress)
+    print("\n" + "\n".join(report.summary_lines()))
     return 0

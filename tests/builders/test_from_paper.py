@@ -1,0 +1,198 @@
+"""``vgau-data build --from-paper`` on fixtures we wrote in the authors' formats.
+
+The fixture clone (tests/fixtures/paper) holds two records per family, with three stored
+values our solvers disagree with on purpose: sokoban_001's optimum (stored 2 too many),
+parking_exit_001's solution (its first step reversed) and path_labels_on_route_001's
+answer (the on-path letters reversed). Only maze_0000 and the path records have images.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vgau_data.builders.from_paper import NO_SEED, build_from_paper, clone_commit, verify_record
+from vgau_data.builders.paper_records import FORMATS, read_maze
+from vgau_data.cli import main
+from vgau_data.errors import PaperDataError
+from vgau_data.registry import FAMILIES
+
+FIXTURE_CLONE = Path(__file__).resolve().parents[1] / "fixtures" / "paper"
+EXPECTED_FINDINGS = {
+    ("sokoban", "sokoban_001", "optimum"),
+    ("path", "path_labels_on_route_001", "solution"),
+    ("parking", "parking_exit_001", "solution"),
+}
+
+
+@pytest.fixture()
+def clone(tmp_path: Path) -> Path:
+    """A writable copy of the fixture clone."""
+    return Path(shutil.copytree(FIXTURE_CLONE, tmp_path / "VGAU-Diag"))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("paper") / "paper_puzzles"
+    command = ["build", "--from-paper", str(FIXTURE_CLONE), "--out", str(out), "--workers", "2", "--no-progress"]
+    assert main(command) == 0
+    return out
+
+
+def _records(family: str) -> list[dict]:
+    path = FIXTURE_CLONE / "data" / FORMATS[family].manifest
+    text = path.read_text()
+    return [json.loads(line) for line in text.splitlines()] if path.suffix == ".jsonl" else json.loads(text)
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_from_paper__load_dataset_reads_their_ids_labels_and_our_verified_optima(built: Path, family: str) -> None:
+    from datasets import load_dataset
+
+    ds = load_dataset(str(built), family, split="test")
+    records = _records(family)
+    spec = FAMILIES[family]
+    assert ds["id"] == [r.get("task_id") or f"maze_{r['id']:04d}" for r in records]
+    labels = [r.get("difficulty", r.get("level")) for r in records]
+    assert ds["difficulty"] == [{"easy": "easy", "middle": "medium", "hard": "hard"}[label] for label in labels]
+    for row in ds:
+        state = spec.from_json(row["state"])
+        assert row["optimal_length"] == spec.solve(state).optimal_length
+        assert len(row["oracle_states"]) == len(row["oracle_aug_states"]) == row["optimal_length"]
+        assert row["oracle_aid"].size == spec.geometry.size
+        assert row["seed"] == NO_SEED
+        replay = spec.replay(state, spec.parse_answer(_answer_text(family, row["solution"])))
+        assert replay.feasible and replay.length == row["optimal_length"]
+
+
+def _answer_text(family: str, payload: str) -> str:
+    from vgau_data.metrics.baselines import ORACLE_WRAPPERS
+
+    return ORACLE_WRAPPERS[family](payload)
+
+
+def test_from_paper__image_is_theirs_when_the_file_exists_else_ours(built: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from vgau_data.rendering import png_bytes
+
+    maze = pq.read_table(built / "maze").to_pylist()
+    theirs = (FIXTURE_CLONE / "data" / "maze" / "images" / "maze_0000.png").read_bytes()
+    assert maze[0]["image"]["bytes"] == theirs
+    ours = png_bytes(FAMILIES["maze"].render(FAMILIES["maze"].from_json(maze[1]["state"])))
+    assert maze[1]["image"]["bytes"] == ours
+    path = pq.read_table(built / "path").to_pylist()
+    assert path[1]["image"]["bytes"] == (FIXTURE_CLONE / "data/path/images/path_labels_on_route_0001.png").read_bytes()
+
+
+def test_from_paper__oracle_baseline_scores_100_percent(built: Path, tmp_path: Path) -> None:
+    oracle = tmp_path / "oracle.jsonl"
+    assert main(["baseline", "--kind", "oracle", "--dataset", str(built), "--out", str(oracle)]) == 0
+    results = tmp_path / "results.json"
+    assert main(["score", str(oracle), "--dataset", str(built), "--out", str(results)]) == 0
+    direct = json.loads(results.read_text())["baseline-oracle"]["direct"]
+    assert direct["n"] == 12
+    assert direct["optimal_accuracy"] == direct["feasible_accuracy"] == direct["parse_rate"] == 1.0
+
+
+def test_from_paper__card_marks_the_authors_instances_and_every_finding(built: Path) -> None:
+    text = (built / "README.md").read_text()
+    header = yaml.safe_load(text.split("---")[1])
+    assert header["license"] == "cc-by-4.0" and "authors' instances" in header["pretty_name"]
+    assert [c["config_name"] for c in header["configs"]] == list(FAMILIES)
+    assert "https://github.com/zyb1029/VGAU-Diag" in text and "CC BY 4.0" in text and "attribution" in text
+    assert "- maze: 1 of 2 rows (`maze_0020`)" in text
+    assert "- sokoban: 2 of 2 rows (all)" in text and "- path:" not in text
+    for family, task_id, kind in EXPECTED_FINDINGS:
+        assert f"| {family} | {task_id} | {kind} |" in text
+    assert text.count("| solution |") + text.count("| optimum |") == len(EXPECTED_FINDINGS)
+    assert "master seed" not in text
+
+
+def test_from_paper__reports_exactly_the_planted_disagreements(tmp_path: Path) -> None:
+    report = build_from_paper(FIXTURE_CLONE, tmp_path / "out", progress=False)
+    assert {(f.family, f.task_id, f.kind) for f in report.findings} == EXPECTED_FINDINGS
+    sokoban = next(f for f in report.findings if f.family == "sokoban")
+    assert sokoban.detail == "stored 12, our solver 10"
+    assert report.rows == dict.fromkeys(FAMILIES, 2)
+    assert report.own_images["maze"] == ["maze_0020"] and "path" not in report.own_images
+
+
+def test_from_paper__a_bucket_mismatch_is_a_finding() -> None:
+    record = dict(_records("maze")[1], difficulty="easy")  # a medium maze labelled easy
+    verified = verify_record("maze", read_maze(record, None))
+    assert [(f.kind, f.detail) for f in verified.findings] == [
+        ("bucket", f"labelled easy (1-6); the optimum {verified.optimal_length} is medium")
+    ]
+
+
+def test_from_paper__an_absent_path_image_fails_naming_the_record_and_writes_nothing(clone: Path) -> None:
+    (clone / "data" / "path" / "images" / "path_labels_on_route_0001.png").unlink()
+    out = clone.parent / "out"
+    with pytest.raises(PaperDataError, match=r"path record path_labels_on_route_001: its image .* is absent"):
+        build_from_paper(clone, out, progress=False)
+    assert not out.exists()
+    report = build_from_paper(clone, out, families=["maze", "onet"], progress=False)  # the others still build
+    assert report.rows == {"maze": 2, "onet": 2}
+
+
+def test_from_paper__every_bad_record_is_named_in_one_error(clone: Path) -> None:
+    manifest = clone / "data" / "maze" / "maze100.jsonl"
+    records = [json.loads(line) for line in manifest.read_text().splitlines()]
+    wall = next([r, c] for r in range(10) for c in range(10) if [r, c] not in records[0]["walkable"])
+    records[0]["goal"] = wall
+    records[1]["image_path"] = records[1].pop("initial_image")  # the wrong key for maze
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(PaperDataError) as caught:
+        build_from_paper(clone, clone.parent / "out", families=["maze"], progress=False)
+    message = str(caught.value)
+    assert message.startswith("2 of 2 records cannot be converted")
+    assert f"maze record maze_0000: not a valid maze board under our rules (goal {wall} is on a wall" in message
+    assert "maze record maze_0020: initial_image must name the board image" in message
+
+
+def test_from_paper__an_image_path_leaving_the_folder_is_refused(clone: Path) -> None:
+    manifest = clone / "data" / "onet" / "dataset_manifest.json"
+    records = json.loads(manifest.read_text())
+    records[0]["image_path"] = "../../../secret.png"
+    manifest.write_text(json.dumps(records))
+    with pytest.raises(PaperDataError, match="onet record onet_0000: image_path '../../../secret.png' must be a path"):
+        build_from_paper(clone, clone.parent / "out", families=["onet"], progress=False)
+
+
+def test_from_paper__a_repeated_id_is_refused(clone: Path) -> None:
+    manifest = clone / "data" / "klotski" / "dataset_manifest.json"
+    records = json.loads(manifest.read_text())
+    records[1]["task_id"] = records[0]["task_id"]
+    manifest.write_text(json.dumps(records))
+    with pytest.raises(PaperDataError, match="the id 'easy_001' is used by 2 records"):
+        build_from_paper(clone, clone.parent / "out", families=["klotski"], progress=False)
+
+
+def test_clone_commit__reads_a_branch_ref_a_packed_ref_or_a_detached_head(clone: Path) -> None:
+    sha = "b250b81cd1252e5a6785f9a94898a54a01e6187a"
+    git = clone / ".git"
+    assert clone_commit(clone / "data") is None
+    (git / "refs" / "heads").mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    (git / "packed-refs").write_text(f"# pack-refs with: peeled\n{sha} refs/heads/main\n")
+    assert clone_commit(clone / "data") == sha
+    (git / "refs" / "heads" / "main").write_text("0" * 40 + "\n")
+    assert clone_commit(clone / "data") == "0" * 40
+    (git / "HEAD").write_text(sha)
+    assert clone_commit(clone / "data") == sha
+
+
+def test_cli_build_from_paper__errors_are_one_line_with_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["build", "--from-paper", str(tmp_path), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    counts = ["--counts", "1", "1", "1"]
+    assert main(["build", "--from-paper", str(FIXTURE_CLONE), "--out", str(tmp_path / "o"), *counts]) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 2 and all(line.startswith("vgau-data build: error: ") for line in errors)
+    assert "holds none of the authors' files" in errors[0] and "--counts does not apply" in errors[1]
