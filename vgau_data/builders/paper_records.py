@@ -125,8 +125,21 @@ def _cells(value: Any, name: str, at: str, size: tuple[int, int]) -> list[Cell]:
     return [_cell(item, name, at, size) for item in value]
 
 
-def _json_list(value: Any, name: str, at: str) -> list[Any]:
+def _cell_field(record: Mapping[str, Any], key: str, at: str, size: tuple[int, int]) -> Cell:
+    return _cell(_get(record, key, at), key, at, size)
+
+
+def _cells_field(record: Mapping[str, Any], key: str, at: str, size: tuple[int, int]) -> list[Cell]:
+    return _cells(_get(record, key, at), key, at, size)
+
+
+def _int_field(record: Mapping[str, Any], key: str, at: str) -> int:
+    return _int(_get(record, key, at), key, at)
+
+
+def _list_field(record: Mapping[str, Any], name: str, at: str) -> list[Any]:
     """A list, or a JSON string holding one (maze ``steps``, sokoban ``solution``)."""
+    value = _get(record, name, at)
     if isinstance(value, str):
         if len(value) > _MAX_TEXT:
             raise PaperDataError(f"{at}: {name} is {len(value)} characters long")
@@ -140,7 +153,7 @@ def _json_list(value: Any, name: str, at: str) -> list[Any]:
 
 
 def _size(record: Mapping[str, Any], key: str, expected: int, at: str) -> int:
-    size = _int(_get(record, key, at), key, at)
+    size = _int_field(record, key, at)
     if size != expected:
         raise PaperDataError(f"{at}: {key} is {size}; this benchmark's boards are {expected}")
     return size
@@ -182,14 +195,14 @@ def read_maze(record: Mapping[str, Any], image: Image.Image | None) -> PaperReco
     at = where("maze", record, "id")
     side = _size(record, "grid_size", 10, at)
     size = (side, side)
-    steps = _json_list(_get(record, "steps", at), "steps", at)
+    steps = _list_field(record, "steps", at)
     return PaperRecord(
         task_id=task_id(record, "id", at, "maze"),
         difficulty=difficulty(record, "difficulty", at),
         state={
-            "grid": _grid(size, _cells(_get(record, "walkable", at), "walkable", at, size), ".", "#"),
-            "start": list(_cell(_get(record, "start", at), "start", at, size)),
-            "goal": list(_cell(_get(record, "goal", at), "goal", at, size)),
+            "grid": _grid(size, _cells_field(record, "walkable", at, size), ".", "#"),
+            "start": _cell_field(record, "start", at, size),
+            "goal": _cell_field(record, "goal", at, size),
         },
         stored_answer=_tagged("ANSWER_JSON", steps),
         stored_optimum=len(steps),
@@ -198,20 +211,20 @@ def read_maze(record: Mapping[str, Any], image: Image.Image | None) -> PaperReco
 
 def read_sokoban(record: Mapping[str, Any], image: Image.Image | None) -> PaperRecord:
     at = where("sokoban", record, "task_id")
-    size = (_int(_get(record, "grid_h", at), "grid_h", at), _int(_get(record, "grid_w", at), "grid_w", at))
+    size = (_int_field(record, "grid_h", at), _int_field(record, "grid_w", at))
     if not (1 <= size[0] <= 10 and 1 <= size[1] <= 10):
         raise PaperDataError(f"{at}: the board is {size[0]}x{size[1]}; boards are at most 10x10")
     return PaperRecord(
         task_id=task_id(record, "task_id", at, "sokoban"),
         difficulty=difficulty(record, "difficulty", at),
         state={
-            "grid": _grid(size, _cells(_get(record, "walls", at), "walls", at, size), "#", "."),
-            "player": list(_cell(_get(record, "player_start", at), "player_start", at, size)),
-            "box": list(_cell(_get(record, "box_start", at), "box_start", at, size)),
-            "target": list(_cell(_get(record, "target", at), "target", at, size)),
+            "grid": _grid(size, _cells_field(record, "walls", at, size), "#", "."),
+            "player": _cell_field(record, "player_start", at, size),
+            "box": _cell_field(record, "box_start", at, size),
+            "target": _cell_field(record, "target", at, size),
         },
-        stored_answer=_tagged("ANSWER_JSON", _json_list(_get(record, "solution", at), "solution", at)),
-        stored_optimum=_int(_get(record, "optimal_steps", at), "optimal_steps", at),
+        stored_answer=_tagged("ANSWER_JSON", _list_field(record, "solution", at)),
+        stored_optimum=_int_field(record, "optimal_steps", at),
     )
 
 
@@ -224,9 +237,9 @@ def read_path(record: Mapping[str, Any], image: Image.Image | None) -> PaperReco
     if not isinstance(points, dict) or len(points) > 26:
         raise PaperDataError(f"{at}: labeled_points must be an object {{letter: [r, c]}}, got {points!r:.60}")
     labels = {str(letter)[:5]: _cell(cell, f"label {letter!s:.5}", at, size) for letter, cell in points.items()}
-    start = _cell(_get(record, "start", at), "start", at, size)
-    goal = _cell(_get(record, "goal", at), "goal", at, size)
-    route = _cells(_get(record, "answer_path", at), "answer_path", at, size)
+    start = _cell_field(record, "start", at, size)
+    goal = _cell_field(record, "goal", at, size)
+    route = _cells_field(record, "answer_path", at, size)
     answer = _get(record, "answer", at)
     if not isinstance(answer, str) or len(answer) > 100:
         raise PaperDataError(f"{at}: answer must be a short string like 'B,E,D', got {answer!r:.40}")
@@ -242,10 +255,9 @@ def read_path(record: Mapping[str, Any], image: Image.Image | None) -> PaperReco
     return PaperRecord(
         task_id=task_id(record, "task_id", at, "path"),
         difficulty=difficulty(record, "difficulty", at),
-        state={"grid": list(grid), "start": list(start), "end": list(goal),
-               "labels": {letter: list(cell) for letter, cell in labels.items()}},
+        state={"grid": grid, "start": start, "end": goal, "labels": labels},
         stored_answer=f"<answer>{answer}</answer>",
-        stored_optimum=_int(_get(record, "distance", at), "distance", at),
+        stored_optimum=_int_field(record, "distance", at),
     )
 
 
@@ -291,7 +303,7 @@ def read_onet(record: Mapping[str, Any], image: Image.Image | None) -> PaperReco
     if unknown:
         raise PaperDataError(f"{at}: board tiles {sorted(unknown)[:5]} are not letters of tile_legend")
     fruits = our_fruits((legend[cell] for cell in tiles), at)
-    pairs = _json_list(_get(record, "one_solution_steps", at), "one_solution_steps", at)
+    pairs = _list_field(record, "one_solution_steps", at)
     return PaperRecord(
         task_id=task_id(record, "task_id", at, "onet"),
         difficulty=difficulty(record, "difficulty", at),
@@ -322,9 +334,9 @@ def read_parking(record: Mapping[str, Any], image: Image.Image | None) -> PaperR
     return PaperRecord(
         task_id=task_id(record, "task_id", at, "parking"),
         difficulty=difficulty(record, "difficulty", at),
-        state={"size": side, "exit_row": _int(_get(record, "exit_row", at), "exit_row", at) - 1, "vehicles": vehicles},
-        stored_answer=_tagged("ANSWER_JSON", _json_list(_get(record, "solution", at), "solution", at)),
-        stored_optimum=_int(_get(record, "optimal_steps", at), "optimal_steps", at),
+        state={"size": side, "exit_row": _int_field(record, "exit_row", at) - 1, "vehicles": vehicles},
+        stored_answer=_tagged("ANSWER_JSON", _list_field(record, "solution", at)),
+        stored_optimum=_int_field(record, "optimal_steps", at),
     )
 
 
@@ -333,7 +345,7 @@ def read_klotski(record: Mapping[str, Any], image: Image.Image | None) -> PaperR
     _size(record, "grid_w", klotski.SIZE, at)
     _size(record, "grid_h", klotski.SIZE, at)
     size = (klotski.SIZE, klotski.SIZE)
-    goal = _cell(_get(record, "goal_t_pos", at), "goal_t_pos", at, size)
+    goal = _cell_field(record, "goal_t_pos", at, size)
     if goal != klotski.GOAL:
         raise PaperDataError(f"{at}: goal_t_pos is {list(goal)}; this benchmark's goal is {list(klotski.GOAL)}")
     layout = _get(record, "initial_state", at)
@@ -350,8 +362,8 @@ def read_klotski(record: Mapping[str, Any], image: Image.Image | None) -> PaperR
         task_id=task_id(record, "task_id", at, "klotski"),
         difficulty=difficulty(record, "level", at),
         state={"size": klotski.SIZE, "goal": list(goal), "blocks": blocks},
-        stored_answer=json.dumps({"solution": _json_list(_get(record, "solution", at), "solution", at)}),
-        stored_optimum=_int(_get(record, "optimal_steps", at), "optimal_steps", at),
+        stored_answer=json.dumps({"solution": _list_field(record, "solution", at)}),
+        stored_optimum=_int_field(record, "optimal_steps", at),
     )
 
 
