@@ -65,14 +65,8 @@ def test_from_paper__load_dataset_reads_their_ids_labels_and_our_verified_optima
         assert len(row["oracle_states"]) == len(row["oracle_aug_states"]) == row["optimal_length"]
         assert row["oracle_aid"].size == spec.geometry.size
         assert row["seed"] == NO_SEED
-        replay = spec.replay(state, spec.parse_answer(_answer_text(family, row["solution"])))
+        replay = spec.replay(state, spec.answer_from_payload(row["solution"]))
         assert replay.feasible and replay.length == row["optimal_length"]
-
-
-def _answer_text(family: str, payload: str) -> str:
-    from vgau_data.metrics.baselines import ORACLE_WRAPPERS
-
-    return ORACLE_WRAPPERS[family](payload)
 
 
 def test_from_paper__image_is_theirs_when_the_file_exists_else_ours(built: Path) -> None:
