@@ -124,6 +124,19 @@ def test_from_paper__a_bucket_mismatch_is_a_finding() -> None:
     ]
 
 
+def test_from_paper__a_solver_that_gives_up_names_the_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vgau_data.builders import from_paper
+    from vgau_data.puzzles.parking_search import SearchLimitError
+
+    def give_up(state: object) -> None:
+        raise SearchLimitError("parking solve: more than 3 positions; board too loose")
+
+    monkeypatch.setitem(from_paper.SOLVERS, "parking", give_up)
+    record = FORMATS["parking"].read(_records("parking")[0], None)
+    with pytest.raises(PaperDataError, match="parking record parking_exit_000: our solver gave up .*more than 3"):
+        verify_record("parking", record)
+
+
 def test_from_paper__an_absent_path_image_fails_naming_the_record_and_writes_nothing(clone: Path) -> None:
     (clone / "data" / "path" / "images" / "path_labels_on_route_0001.png").unlink()
     out = clone.parent / "out"
