@@ -105,6 +105,7 @@ def test_from_paper__card_marks_the_authors_instances_and_every_finding(built: P
         assert f"| {family} | {task_id} | {kind} |" in text
     assert text.count("| solution |") + text.count("| optimum |") == len(EXPECTED_FINDINGS)
     assert "master seed" not in text
+    assert "Path records hold no walls" in text and "Onet fruit kinds" in text
 
 
 def test_from_paper__reports_exactly_the_planted_disagreements(tmp_path: Path) -> None:

@@ -387,9 +387,9 @@ converted to this dataset's schema; vgau_data did not generate them.
 - **Source**: the `data/` folder of [{repo}]({url}) ({commit}), by the VGAU-Diag
   authors, released under CC BY 4.0. Reuse needs attribution: cite the paper (below) and
   link that repository.
-- **Theirs**: `id` (their `task_id`; for maze their integer `id`), `difficulty` (their
-  `middle` is `medium`), the boards in `state`, and `image`, the rendering their models
-  saw.
+- **Theirs**: `id` (their `task_id`; for maze `maze_0007` from their integer `id` 7),
+  `difficulty` (their `middle` is `medium`), the boards in `state`, and `image`, the
+  rendering their models saw.
 - **Ours**: `optimal_length` (re-solved by our exhaustive solvers); `solution` (theirs
   where it replays as an optimal answer, otherwise our solver's); `oracle_aid`,
   `oracle_states` and `oracle_aug_states` (drawn by our renderer, so their style differs
@@ -397,10 +397,7 @@ converted to this dataset's schema; vgau_data did not generate them.
   these rows.
 - **Our rendering stands in for `image`** where the source folder lacked the image file:
 {own_images}
-- Path records hold no walls; they were read from each image by sampling cell centres.
-  Onet fruit kinds we have no drawing for are drawn as other fruits of ours (distinct on
-  each board); the rules only compare kinds.
-
+{notes}
 Converted by vgau_data {version}:
 
 ```bash
@@ -431,6 +428,13 @@ def _findings_table(findings: Sequence[Finding]) -> str:
     return "\n".join(lines)
 
 
+_FAMILY_NOTES: Final = {
+    "path": "- Path records hold no walls; they were read from each image by sampling cell centres.\n",
+    "onet": "- Onet fruit kinds we have no drawing for are drawn as other fruits of ours (distinct on\n"
+            "  each board); the rules only compare kinds.\n",
+}
+
+
 def paper_origin(report: PaperBuildReport) -> CardOrigin:
     """The card's account of a ``--from-paper`` build: source, licence, what is whose."""
     commit = f"commit `{report.commit}`" if report.commit else "commit unknown"
@@ -439,6 +443,7 @@ def paper_origin(report: PaperBuildReport) -> CardOrigin:
         url=PAPER_URL,
         commit=commit,
         own_images=_own_images_text(report),
+        notes="".join(note for family, note in _FAMILY_NOTES.items() if family in report.rows),
         version=__version__,
         findings=_findings_table(report.findings),
     )
