@@ -163,6 +163,14 @@ def test_from_paper__every_bad_record_is_named_in_one_error(clone: Path) -> None
     assert "maze record maze_0020: initial_image must name the board image" in message
 
 
+def test_from_paper__refuses_to_mix_with_other_configs_in_the_out_folder(clone: Path) -> None:
+    out = clone.parent / "out"
+    build_from_paper(clone, out, families=["maze", "onet"], progress=False)
+    with pytest.raises(PaperDataError, match="already holds the configs onet of another build"):
+        build_from_paper(clone, out, families=["maze"], progress=False)
+    assert build_from_paper(clone, out, families=["onet", "maze"], progress=False).rows == {"onet": 2, "maze": 2}
+
+
 def test_from_paper__an_image_path_leaving_the_folder_is_refused(clone: Path) -> None:
     manifest = clone / "data" / "onet" / "dataset_manifest.json"
     records = json.loads(manifest.read_text())

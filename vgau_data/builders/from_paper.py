@@ -291,6 +291,20 @@ def render_row(verified: VerifiedRecord) -> dict[str, Any]:
     )
 
 
+def _refuse_mixing(out_dir: Path, families: Sequence[str]) -> None:
+    """Raise if ``out_dir`` holds configs of families this build would not rewrite.
+
+    Loaders read every config in the folder, so leftovers would mix another build's rows
+    (generated, or other families) under this build's card.
+    """
+    others = sorted(f for f in FAMILIES if f not in families and any((out_dir / f).glob("test-*.parquet")))
+    if others:
+        raise PaperDataError(
+            f"{out_dir} already holds the configs {', '.join(others)} of another build; "
+            "choose an empty --out folder or include those families"
+        )
+
+
 def _failure_error(failures: Sequence[str], total: int) -> PaperDataError:
     shown = "; ".join(failures[:MAX_LISTED_FAILURES])
     more = f"; and {len(failures) - MAX_LISTED_FAILURES} more" if len(failures) > MAX_LISTED_FAILURES else ""
@@ -329,6 +343,7 @@ def build_from_paper(
         raise ValueError(f"workers must be >= 1, got {workers}")
     names = [get_family(f).name for f in families] if families is not None else list(FAMILIES)
     data_dir = locate_data(source)
+    _refuse_mixing(Path(out_dir), names)
     report = PaperBuildReport(out_dir=Path(out_dir), data_dir=data_dir, commit=clone_commit(data_dir))
     tasks: list[_Task] = []
     failures: list[str] = []
