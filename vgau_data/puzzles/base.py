@@ -179,6 +179,82 @@ def steps_are_the_answer(initial_state: Any, steps: Sequence[Any]) -> tuple[Any,
     return tuple(steps)
 
 
+@dataclass(frozen=True, slots=True)
+class SketchMove:
+    """One numbered arrow of a solution drawing: from ``cell``'s centre one cell towards ``direction``."""
+
+    cell: Cell
+    direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class Sketch:
+    """What the drawn solution of a state shows (``oracle_aids.vr`` draws it on the board).
+
+    ``routes`` are polylines through cell centres, each in its own colour, the first in
+    red (maze, sokoban and path draw one red route; onet one route per removed pair).
+    ``moves`` are numbered arrows in solution order (parking, klotski).
+    """
+
+    routes: tuple[tuple[Cell, ...], ...] = ()
+    moves: tuple[SketchMove, ...] = ()
+
+
+def route_directions(cells: Sequence[Cell]) -> tuple[Direction, ...]:
+    """The moves that walk ``cells`` in order (each cell a neighbour of the one before).
+
+    Example:
+        >>> route_directions([(0, 0), (0, 1), (1, 1)])
+        ('right', 'down')
+    """
+    moves = {delta: direction for direction, delta in DELTAS.items()}
+    steps = []
+    for (r0, c0), (r1, c1) in zip(cells, cells[1:]):
+        try:
+            steps.append(moves[(r1 - r0, c1 - c0)])
+        except KeyError:
+            raise ValueError(f"cells {(r0, c0)} and {(r1, c1)} are not neighbours") from None
+    return tuple(steps)  # type: ignore[arg-type]
+
+
+CellEdit = tuple[int, Any]
+"""``(cells_changed, edit)``: one way to alter a piece of a board for ``pick_edits``."""
+
+
+def pick_edits(options: Sequence[Sequence[CellEdit]], k: int, rng: np.random.Generator) -> list[Any]:
+    """Choose at most one edit per piece so that exactly ``k`` cells change in total.
+
+    ``options[i]`` lists the edits possible on piece ``i`` (a cell, a vehicle, a block),
+    each with the number of cells it changes; pieces must not share cells. The choice is
+    uniform over pieces and edits among those that can still reach ``k`` (a subset-sum
+    table over the pieces), so a perturbation never falls short or overshoots.
+
+    Raises:
+        ValueError: when no choice of edits changes exactly ``k`` cells.
+
+    Example:
+        >>> import numpy as np
+        >>> len(pick_edits([[(1, "a")], [(2, "b")], [(1, "c")]], 3, np.random.default_rng(0)))
+        2
+    """
+    order = [int(i) for i in rng.permutation(len(options))]
+    reachable = [{0}]  # reachable[j]: totals that pieces order[j:] can add
+    for index in reversed(order):
+        tail = reachable[0]
+        reachable.insert(0, tail | {total + cost for total in tail for cost, _ in options[index]})
+    if k not in reachable[0]:
+        raise ValueError(f"no choice of edits changes exactly {k} cells (at most {max(reachable[0])} can change)")
+    chosen, remaining = [], k
+    for j, index in enumerate(order):
+        choices = [(0, None)] + [edit for edit in options[index] if remaining - edit[0] >= 0]
+        choices = [edit for edit in choices if remaining - edit[0] in reachable[j + 1]]
+        cost, edit = choices[int(rng.integers(len(choices)))]
+        if cost:
+            chosen.append(edit)
+            remaining -= cost
+    return chosen
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class FamilySpec:
     """One puzzle family, as the rest of the package sees it.
@@ -220,6 +296,19 @@ class FamilySpec:
         random_step: ``(state, rng) -> step``, one random interactive step (baseline);
             default: a step of ``random_answer``.
         generation_weight: relative cost of generating a row, for scheduling builds.
+
+    Generation fidelity (None: the family has none; see ``vgau_data.fidelity``):
+        cell_labels: ``state -> labels``, what every cell shows (row-major), e.g.
+            ``wall``/``open``/``agent``; a label names a look, so equal labels look alike
+            up to the piece a cell belongs to. Generated images are decoded into them.
+        palette_states: ``() -> states`` whose renders show every label in every look
+            (the decoder's reference cells).
+        perturb: ``(state, k, rng) -> state`` with exactly ``k`` cell labels changed, for
+            ``render`` (it need not be a solvable or even valid puzzle).
+        sketch: ``(state, answer) -> Sketch``, the solution drawing of self-VR's oracle.
+        route_start: the cell a red route starts from (maze, sokoban, path).
+        route_answer: ``(state, cells) -> steps`` turns a red route read from an image
+            into interactive steps (None: the route's own moves, ``route_directions``).
     """
 
     name: str
@@ -250,6 +339,12 @@ class FamilySpec:
     answer_from_payload: Callable[[str], tuple[Any, ...]] = None  # type: ignore[assignment]
     random_step: Callable[[Any, np.random.Generator], Any] = None  # type: ignore[assignment]
     generation_weight: float = 1.0
+    cell_labels: Callable[[Any], tuple[str, ...]] | None = None
+    palette_states: Callable[[], tuple[Any, ...]] | None = None
+    perturb: Callable[[Any, int, np.random.Generator], Any] | None = None
+    sketch: Callable[[Any, Sequence[Any]], Sketch] | None = None
+    route_start: Callable[[Any], Cell] | None = None
+    route_answer: Callable[[Any, Sequence[Cell]], tuple[Any, ...]] | None = None
 
     def __post_init__(self) -> None:
         """Fill the derived defaults (None above) from the family's own functions."""

@@ -57,6 +57,7 @@ from vgau_data.puzzles.base import (
     parse_direction,
     replay_steps,
 )
+from vgau_data.puzzles import klotski_fidelity
 from vgau_data.rendering import BoardGeometry, draw_centered_text, new_board
 
 # ---------------------------------------------------------------------------- constants
@@ -832,4 +833,8 @@ SPEC = FamilySpec(
     answer_tag=None,
     step_description='one block sliding one cell',
     step_example='{"solution":[{"from":[0,0],"direction":"DOWN"}]}',
+    cell_labels=klotski_fidelity.cell_labels,
+    palette_states=lambda: (EXAMPLE,),
+    perturb=klotski_fidelity.perturb,
+    sketch=klotski_fidelity.sketch,
 )

@@ -54,6 +54,7 @@ from vgau_data.puzzles.base import (
     canonical_json,
     parse_direction,
 )
+from vgau_data.puzzles import parking_fidelity
 from vgau_data.puzzles.parking_render import GEOMETRY, render
 from vgau_data.puzzles.parking_search import (
     SIZE,
@@ -758,4 +759,8 @@ SPEC = FamilySpec(
     step_description='one vehicle sliding one cell',
     step_example='<ANSWER_JSON>[{"car":"A","direction":"up"}]</ANSWER_JSON>',
     generation_weight=3.0,
+    cell_labels=parking_fidelity.cell_labels,
+    palette_states=functools.partial(parking_fidelity.palette_states, Vehicle, ParkingState),
+    perturb=parking_fidelity.perturb,
+    sketch=parking_fidelity.sketch,
 )

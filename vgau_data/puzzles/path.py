@@ -36,6 +36,7 @@ Answer:
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections import deque
 from collections.abc import Sequence
@@ -57,8 +58,10 @@ from vgau_data.puzzles.base import (
     Illegal,
     QuestionStyle,
     Replay,
+    Sketch,
     Solution,
     canonical_json,
+    pick_edits,
 )
 from vgau_data.puzzles.grids import (
     NEIGHBOURS,
@@ -595,6 +598,51 @@ def random_step(state: PathState, rng: np.random.Generator) -> Direction:
     return DIRECTIONS[int(rng.integers(len(DIRECTIONS)))]
 
 
+# --------------------------------------------------------------------------- fidelity
+
+
+def cell_labels(state: PathState) -> tuple[str, ...]:
+    """Row-major: ``wall``, ``road``, ``start``, ``end`` or a letter, with ``+marker`` where the marker stands.
+
+    Example:
+        >>> cell_labels(PathState(("...",), (0, 0), (0, 2), (("A", (0, 1)),), (0, 1)))
+        ('start', 'A+marker', 'end')
+    """
+    marks = {state.start: "start", state.end: "end"} | {cell: letter for letter, cell in state.labels}
+    labels = [marks.get((r, c), "wall" if char == WALL else "road") for r, row in enumerate(state.grid) for c, char in enumerate(row)]
+    if state.position is not None and state.position != state.start:  # the marker is not drawn on the start
+        index = state.position[0] * len(state.grid[0]) + state.position[1]
+        labels[index] += "+marker"
+    return tuple(labels)
+
+
+def palette_states() -> tuple[PathState, ...]:
+    """A board with every mark, and the marker on a road cell, the destination and each letter."""
+    base = from_ascii(["SABCDET..."] + ["#." * 5] * 9)
+    spots = [(0, 7), base.end, *(cell for _, cell in base.labels)]
+    return (base, *(PathState(base.grid, base.start, base.end, base.labels, spot) for spot in spots))
+
+
+def perturb(state: PathState, k: int, rng: np.random.Generator) -> PathState:
+    """``state`` with ``k`` unmarked cells (no start, end, letter or marker) flipped between wall and road."""
+    fixed = {state.start, state.end, state.position, *(cell for _, cell in state.labels)}
+    cells = [(r, c) for r in range(len(state.grid)) for c in range(len(state.grid[0])) if (r, c) not in fixed]
+    grid = [list(row) for row in state.grid]
+    for r, c in pick_edits([[(1, cell)] for cell in cells], k, rng):
+        grid[r][c] = ROAD if grid[r][c] == WALL else WALL
+    return PathState(tuple("".join(row) for row in grid), state.start, state.end, state.labels, state.position)
+
+
+def sketch(state: PathState, answer: Sequence[str]) -> Sketch:
+    """The red route from the start to the destination along the road (whatever ``answer`` is)."""
+    route = _route(state.grid, state.start, state.end)
+    if route is None:
+        raise ValueError("the destination is unreachable from the start")
+    return Sketch(routes=(route,))
+
+
+
+
 SPEC = FamilySpec(
     name="path",
     buckets=BUCKETS,
@@ -624,4 +672,9 @@ SPEC = FamilySpec(
     ),
     random_step=random_step,
     step_example='<ANSWER_JSON>["right"]</ANSWER_JSON>',
+    cell_labels=cell_labels,
+    palette_states=palette_states,
+    perturb=perturb,
+    sketch=sketch,
+    route_start=operator.attrgetter("start"),
 )

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -46,6 +47,7 @@ from vgau_data.puzzles.base import (
     Solution,
     canonical_json,
 )
+from vgau_data.puzzles import sokoban_fidelity
 from vgau_data.puzzles.grids import DIRECTION_TAG, direction_payload, format_direction_answer, parse_direction_answer
 from vgau_data.rendering import BoardGeometry
 
@@ -702,4 +704,10 @@ SPEC = FamilySpec(
     answer_tag=DIRECTION_TAG,
     step_description='one move of the player (walking into the box pushes it)',
     step_example='<ANSWER_JSON>["left"]</ANSWER_JSON>',
+    cell_labels=sokoban_fidelity.cell_labels,
+    palette_states=functools.partial(sokoban_fidelity.palette_states, from_ascii),
+    perturb=sokoban_fidelity.perturb,
+    sketch=sokoban_fidelity.sketch,
+    route_start=operator.attrgetter("player"),
+    route_answer=sokoban_fidelity.route_answer,
 )

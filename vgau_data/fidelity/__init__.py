@@ -1,0 +1,1 @@
+"""Generation fidelity: how faithfully a generated image shows the board it should."""
