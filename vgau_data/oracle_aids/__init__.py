@@ -1,4 +1,8 @@
-"""Oracle images: the grid-annotated aid and the step-wise states of the reference solution.
+"""Oracle images: the grid-annotated aid, the step-wise states and the drawn solution.
+
+``oracle_image(family, state, purpose)`` is the image a perfect generator would return
+for a generation request: the aid (``"aid"``, GtA), the state itself (``"next_state"``,
+VCoT) or the drawn optimal solution (``"vr"``, visual reasoning; see ``vr``).
 
 The aid is the plain board with red grid-boundary lines (dashed for klotski) and a black
 ``(r,c)`` label at every cell centre. The labels and lines are drawn once per family into
@@ -10,12 +14,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final, Literal
 
 from PIL import Image, ImageDraw
 
+from vgau_data.oracle_aids.vr import oracle_vr
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.rendering import BoardGeometry, draw_centered_text
+
+Purpose = Literal["aid", "next_state", "vr"]
+PURPOSES: Final[tuple[str, ...]] = ("aid", "next_state", "vr")
+"""What a generated image is for: a GtA aid, a VCoT next state, or a drawn solution (VR)."""
 
 GRID_RED = (220, 20, 20, 255)
 LABEL_BLACK = (0, 0, 0, 255)
@@ -83,3 +92,26 @@ def oracle_states(family: FamilySpec, state: Any, answer: Sequence[Any]) -> list
 def oracle_aug_states(family: FamilySpec, boards: Sequence[Image.Image]) -> list[Image.Image]:
     """The same step boards with the grid annotation."""
     return [annotate(family, board) for board in boards]
+
+
+def oracle_image(family: FamilySpec, state: Any, purpose: Purpose) -> Image.Image:
+    """The image a perfect generator returns for ``purpose`` on ``state``.
+
+    For ``"vr"`` the state is solved (optimally) and the solution drawn on its board.
+
+    Example:
+        >>> from vgau_data.registry import get_family
+        >>> maze = get_family("maze")
+        >>> oracle_image(maze, maze.palette_states()[0], "aid").size
+        (552, 552)
+    """
+    if purpose == "aid":
+        return oracle_aid(family, state)
+    if purpose == "next_state":
+        return family.render(state)
+    if purpose == "vr":
+        solution = family.solve(state)
+        if solution is None:
+            raise ValueError(f"{family.name}: the state has no solution to draw")
+        return oracle_vr(family, state, solution.answer)
+    raise ValueError(f"unknown purpose {purpose!r}; choose from {', '.join(PURPOSES)}")

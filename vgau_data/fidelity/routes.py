@@ -1,0 +1,181 @@
+"""Read the red route a model drew for self-VR (maze, sokoban, path) and score it by replay.
+
+The strokes are found edge by edge: two neighbouring cells are joined when red covers
+the segment between their centres near the shared edge (three sample points, each with
+a little slack across the segment). A red grid line lies along edges, not across them,
+so it joins nothing. A reading is a walk from the family's ``route_start`` cell that
+uses every stroke at most once and ends where no unused stroke is left.
+
+The walked cells become interactive steps (``route_answer``: sokoban adds the final push
+the route implies), which are replayed: an illegal move (a route through a wall) is
+rejected with its code, a route that stops short is ``not_solved``, and a complete one is
+judged like a stated answer (``episode_answer`` then ``replay``; for path, its letters).
+
+A simple route has one reading. Where a route meets itself (a sokoban player circling a
+box) pixels do not say which way it went on, so the readings are tried, straight on
+first, and the first that uses every stroke and replays as a solution is taken; if none
+does, the first reading is reported, marked ``ambiguous`` when there were others. A
+stroke drawn back over itself (walking back the way it came) is invisible in pixels:
+such a route reads only up to the turn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+from PIL import Image
+
+from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Cell, Direction, FamilySpec, Illegal, Replay, route_directions
+from vgau_data.rendering import BoardGeometry
+
+RED_MIN: Final = 170
+"""A red pixel has R at least this, G and B at most ``OTHER_MAX``, and R above both by ``MARGIN``."""
+OTHER_MAX: Final = 90
+MARGIN: Final = 110
+SAMPLES: Final = (0.25, 0.5, 0.75)
+"""Where along a centre-to-centre segment red is looked for (fractions of a cell)."""
+SLACK: Final = 0.15
+"""How far across the segment (fraction of a cell) a sample may find its red pixel."""
+MAX_WALK_STEPS: Final = 20_000
+"""Bound on the steps tried over all readings of one drawing (loops make several)."""
+OPPOSITE: Final[dict[str, Direction]] = {"up": "down", "down": "up", "left": "right", "right": "left"}
+
+
+@dataclass(frozen=True, slots=True)
+class RouteReading:
+    """A route read from an image: the cells walked, the steps they make and their verdict."""
+
+    cells: tuple[Cell, ...]
+    steps: tuple[Any, ...]
+    replay: Replay
+    ambiguous: bool = False
+    """The drawing could be read more than one way and no reading solved the puzzle."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "route_cells": len(self.cells),
+            "route_feasible": self.replay.feasible,
+            "route_error": self.replay.error,
+            "route_ambiguous": self.ambiguous,
+        }
+
+
+def red_mask(image: Image.Image) -> np.ndarray:
+    """Boolean ``(height, width)``: where ``image`` is clearly red."""
+    pixels = np.asarray(image.convert("RGB"), dtype=np.int16)
+    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    return (r >= RED_MIN) & (g <= OTHER_MAX) & (b <= OTHER_MAX) & (r - np.maximum(g, b) >= MARGIN)
+
+
+def _joined(mask: np.ndarray, centre: tuple[int, int], dr: int, dc: int, cell_px: int) -> bool:
+    """Red covers the segment from ``centre`` one cell towards ``(dr, dc)`` near its middle."""
+    x0, y0 = centre
+    slack = max(1, round(SLACK * cell_px))
+    for fraction in SAMPLES:
+        x, y = round(x0 + dc * fraction * cell_px), round(y0 + dr * fraction * cell_px)
+        across_x, across_y = (slack, 1) if dr else (1, slack)
+        window = mask[max(0, y - across_y) : y + across_y + 1, max(0, x - across_x) : x + across_x + 1]
+        if not window.any():
+            return False
+    return True
+
+
+def _strokes(mask: np.ndarray, geometry: BoardGeometry) -> dict[Cell, dict[Direction, Cell]]:
+    """Each cell's neighbours joined to it by red, by direction."""
+    links: dict[Cell, dict[Direction, Cell]] = {}
+    for r in range(geometry.rows):
+        for c in range(geometry.cols):
+            for direction in ("down", "right"):
+                dr, dc = DELTAS[direction]
+                other = (r + dr, c + dc)
+                if other[0] < geometry.rows and other[1] < geometry.cols:
+                    if _joined(mask, geometry.center((r, c)), dr, dc, geometry.cell_px):
+                        links.setdefault((r, c), {})[direction] = other
+                        links.setdefault(other, {})[OPPOSITE[direction]] = (r, c)
+    return links
+
+
+def _walks(links: dict[Cell, dict[Direction, Cell]], start: Cell) -> Iterator[tuple[Cell, ...]]:
+    """Every walk from ``start`` that uses each stroke at most once and stops only where no
+    unused stroke is left; going straight on is tried first (at most ``MAX_WALK_STEPS`` steps)."""
+    budget = MAX_WALK_STEPS
+    stack: list[tuple[tuple[Cell, ...], frozenset[frozenset[Cell]], Direction | None]] = [((start,), frozenset(), None)]
+    while stack and budget > 0:
+        cells, used, heading = stack.pop()
+        here = cells[-1]
+        options = [
+            (direction, cell)
+            for direction, cell in links.get(here, {}).items()
+            if frozenset((here, cell)) not in used
+        ]
+        if not options:
+            yield cells
+            continue
+        options.sort(key=lambda option: (option[0] != heading, DIRECTIONS.index(option[0])))
+        for direction, cell in reversed(options):  # the stack pops the preferred option first
+            budget -= 1
+            stack.append(((*cells, cell), used | {frozenset((here, cell))}, direction))
+
+
+def read_route(family: FamilySpec, image: Image.Image, state: Any) -> RouteReading:
+    """The red route drawn on ``image`` (a board of ``state``), walked from the start and replayed.
+
+    Example:
+        >>> from vgau_data.registry import get_family
+        >>> from vgau_data.oracle_aids.vr import oracle_vr
+        >>> maze = get_family("maze")
+        >>> state = maze.palette_states()[0]
+        >>> read_route(maze, oracle_vr(maze, state, ("right", "right")), state).replay.feasible
+        True
+    """
+    if family.route_start is None:
+        raise ValueError(f"family {family.name!r} draws no red route (FamilySpec.route_start)")
+    geometry = family.geometry
+    if image.size != geometry.size:
+        image = image.resize(geometry.size, Image.Resampling.BILINEAR)
+    links = _strokes(red_mask(image), geometry)
+    start = family.route_start(state)
+    strokes = _component_strokes(links, start)
+
+    def reading_of(cells: tuple[Cell, ...]) -> RouteReading:
+        steps = tuple(family.route_answer(state, cells) if family.route_answer else route_directions(cells))
+        return RouteReading(cells, steps, _verdict(family, state, steps))
+
+    walks = _walks(links, start)
+    first = reading_of(next(walks))  # there is always one: the start cell alone at least
+    readings = 1
+    if first.replay.feasible and len(first.cells) - 1 == strokes:
+        return first
+    for cells in walks:
+        readings += 1
+        reading = reading_of(cells)
+        if reading.replay.feasible and len(cells) - 1 == strokes:
+            return reading
+    return dataclasses.replace(first, ambiguous=readings > 1)
+
+
+def _component_strokes(links: dict[Cell, dict[Direction, Cell]], start: Cell) -> int:
+    """How many strokes are connected to ``start`` (a complete reading uses them all)."""
+    seen, todo = {start}, [start]
+    while todo:
+        for cell in links.get(todo.pop(), {}).values():
+            if cell not in seen:
+                seen.add(cell)
+                todo.append(cell)
+    return sum(len(links.get(cell, {})) for cell in seen) // 2
+
+
+def _verdict(family: FamilySpec, state: Any, steps: tuple[Any, ...]) -> Replay:
+    """Replay route steps: illegal moves first, then the goal, then the answer they name."""
+    current = state
+    for index, step in enumerate(steps):
+        current = family.apply_step(current, step)
+        if isinstance(current, Illegal):
+            return Replay(False, len(steps), current.code, index)
+    if not family.is_goal(current):
+        return Replay(False, len(steps), "not_solved", len(steps))
+    return family.replay(state, family.episode_answer(state, steps))
