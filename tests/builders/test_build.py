@@ -16,7 +16,7 @@ from vgau_data.registry import FAMILIES
 COUNTS = {"easy": 2, "medium": 1, "hard": 1}
 COLUMNS = {
     "id", "task", "difficulty", "optimal_length", "image", "oracle_aid", "oracle_states",
-    "oracle_aug_states", "state", "solution", "question", "seed",
+    "oracle_aug_states", "oracle_vr", "state", "solution", "question", "seed",
 }
 
 

@@ -73,6 +73,7 @@ def features() -> Any:
             "oracle_aid": Image(),
             "oracle_states": List(Image()),
             "oracle_aug_states": List(Image()),
+            "oracle_vr": Image(),
             "state": Value("string"),
             "solution": Value("string"),
             "question": Value("string"),

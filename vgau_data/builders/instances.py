@@ -15,6 +15,7 @@ from typing import Any
 
 from vgau_data.errors import GenerationError
 from vgau_data.oracle_aids import annotate, oracle_aug_states, oracle_states
+from vgau_data.oracle_aids.vr import oracle_vr
 from vgau_data.registry import FAMILIES
 from vgau_data.rendering import png_bytes
 from vgau_data.seeding import instance_seed, rng_for
@@ -103,6 +104,7 @@ def assemble_row(
         "oracle_aid": _image(png_bytes(annotate(family, board))),
         "oracle_states": [_image(png_bytes(step)) for step in steps],
         "oracle_aug_states": [_image(png_bytes(step)) for step in oracle_aug_states(family, steps)],
+        "oracle_vr": _image(png_bytes(oracle_vr(family, state, solution.answer))),
         "state": family.to_json(state),
         "solution": family.answer_payload(answer),
         "question": family.question(state, "text_cot"),
