@@ -1,12 +1,13 @@
-"""The table of chat backends, each named by a lazy ``"module:Class"`` string.
+"""The table of backends, each named by a lazy ``"module:Class"`` string.
 
 Importing this package imports no model library; ``load_backend`` imports the module of
 the one backend asked for (so torch/transformers load only for ``hf``, vllm only for
-``vllm``).
+``vllm``). Chat backends answer; image generators (``capabilities`` with ``image_edit``
+or ``text_to_image``) draw; unified models and ``pair`` do both.
 
 Example:
     >>> sorted(BACKENDS)
-    ['hf', 'openai', 'scripted', 'vllm']
+    ['hf', 'openai', 'pair', 'scripted', 'scripted-image', 'vllm']
 """
 
 from __future__ import annotations
@@ -16,7 +17,16 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from vgau_data.runners.backends.base import BackendError, ChatBackend, Completion, GenParams
+from vgau_data.runners.backends.base import (
+    BackendError,
+    ChatBackend,
+    Completion,
+    GeneratedImage,
+    GenParams,
+    ImageGenerator,
+    ImageRequest,
+    capabilities_of,
+)
 
 BACKENDS: Mapping[str, str] = MappingProxyType(
     {
@@ -24,10 +34,24 @@ BACKENDS: Mapping[str, str] = MappingProxyType(
         "vllm": "vgau_data.runners.backends.vllm:VLLMBackend",
         "openai": "vgau_data.runners.backends.openai_compat:OpenAIBackend",
         "scripted": "vgau_data.runners.backends.scripted:ScriptedBackend",
+        "scripted-image": "vgau_data.runners.backends.scripted_images:ScriptedImageGenerator",
+        "pair": "vgau_data.runners.backends.decoupled:DecoupledPair",
     }
 )
 
-__all__ = ["BACKENDS", "BackendError", "ChatBackend", "Completion", "GenParams", "backend_class", "load_backend"]
+__all__ = [
+    "BACKENDS",
+    "BackendError",
+    "ChatBackend",
+    "Completion",
+    "GenParams",
+    "GeneratedImage",
+    "ImageGenerator",
+    "ImageRequest",
+    "backend_class",
+    "capabilities_of",
+    "load_backend",
+]
 
 
 def backend_class(name: str) -> type:

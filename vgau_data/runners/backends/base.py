@@ -1,23 +1,35 @@
-"""What a chat backend is: one batched call, ``chat(conversations, gen) -> completions``.
+"""What a backend is: batched calls, ``chat(conversations, gen)`` and ``generate(requests, gen)``.
+
+A backend declares its ``capabilities``, a subset of ``CAPABILITIES``: ``chat`` (answer
+a conversation in text), ``image_edit`` (return an edited input image) and
+``text_to_image`` (draw from text alone). A unified model has chat and an image
+capability in one object and generates inside the same conversation it answers in.
 
 Backends are stateless with respect to episodes: the driver re-sends each whole
 conversation every turn, so a backend can be swapped without touching protocol logic.
-A request that finally fails is returned as a ``Completion`` with ``error`` set (it is
-recorded and retried on the next run, never scored as a wrong answer); programmer and
-setup errors raise ``BackendError``.
+A request that finally fails is returned as a ``Completion`` (or ``GeneratedImage``)
+with ``error`` set (it is recorded and retried on the next run, never scored as a wrong
+answer); programmer and setup errors raise ``BackendError``.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, runtime_checkable
 
 from vgau_data.errors import MissingDependencyError, VgauError
 
 if TYPE_CHECKING:
+    from PIL import Image
+
+    from vgau_data.oracle_aids import Purpose
     from vgau_data.runners.messages import Conversation
+
+Capability = Literal["chat", "image_edit", "text_to_image"]
+CAPABILITIES: Final[frozenset[str]] = frozenset({"chat", "image_edit", "text_to_image"})
+IMAGE_CAPABILITIES: Final[frozenset[str]] = frozenset({"image_edit", "text_to_image"})
 
 DEFAULT_MAX_NEW_TOKENS = 8192
 """The paper's generation budget."""
@@ -93,6 +105,94 @@ class ChatBackend(Protocol):
     def fingerprint(self) -> str: ...
 
     def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ImageRequest:
+    """One image to generate, with the context a generator may use and the truth a scripted one needs.
+
+    Attributes:
+        session_id: ``<instance id>/<variant>/run<k>``, as in the records.
+        purpose: ``"aid"`` (GtA), ``"next_state"`` (VCoT) or ``"vr"`` (visual reasoning).
+        instruction: the edit prompt for this image.
+        images: input images, the board to edit first.
+        conversation: the whole conversation so far, for unified models that generate
+            inside it (None when the image stage sees only the instruction).
+        family / difficulty: the instance's family and bucket.
+        oracle_state: the true state the image should show: the state after the model's
+            step for ``next_state``, the initial state for ``aid`` and ``vr``.
+        step: the round index (0 for ``aid`` and ``vr``).
+        seed: the run's seed.
+    """
+
+    session_id: str
+    purpose: Purpose
+    instruction: str
+    images: tuple[Image.Image, ...] = ()
+    conversation: Conversation | None = None
+    family: str = ""
+    difficulty: str = ""
+    oracle_state: Any = None
+    step: int = 0
+    seed: int = 0
+
+    @property
+    def instance_id(self) -> str:
+        """The dataset row id, the first part of ``session_id``."""
+        return self.session_id.split("/", 1)[0]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GeneratedImage:
+    """One generated image (RGB), or the error that prevented it.
+
+    ``text`` is anything the generator said besides the image; ``meta`` JSON-able details
+    (sizes, seeds, the substituted instance).
+    """
+
+    image: Image.Image | None = None
+    error: str | None = None
+    latency_s: float = 0.0
+    text: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.image is not None
+
+
+@runtime_checkable
+class ImageGenerator(Protocol):
+    """A backend that makes images: batched like ``chat``, failures as values.
+
+    ``capabilities`` holds ``image_edit`` and/or ``text_to_image`` (and ``chat`` for a
+    unified model that also implements ``ChatBackend``).
+    """
+
+    name: str
+    capabilities: frozenset[str]
+
+    def generate(self, requests: Sequence[ImageRequest], gen: GenParams) -> list[GeneratedImage]: ...
+
+    def fingerprint(self) -> str: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+def capabilities_of(backend: object) -> frozenset[str]:
+    """What ``backend`` can do: its declared ``capabilities``, else ``chat`` for a chat backend."""
+    declared = getattr(backend, "capabilities", None)
+    if declared is not None:
+        return frozenset(declared)
+    return frozenset({"chat"}) if callable(getattr(backend, "chat", None)) else frozenset()
+
+
+def check_capabilities(capabilities: frozenset[str]) -> frozenset[str]:
+    """Validate a declared capability set (a typo would silently disable a protocol)."""
+    unknown = set(capabilities) - CAPABILITIES
+    if unknown or not capabilities:
+        raise BackendError(f"capabilities must be a non-empty subset of {sorted(CAPABILITIES)}, got {sorted(capabilities)}")
+    return frozenset(capabilities)
 
 
 def require(module: str, extra: str) -> Any:

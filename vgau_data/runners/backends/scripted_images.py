@@ -1,0 +1,132 @@
+"""Scripted image generators: the oracle, the paper's controls and our perturbed aid.
+
+``--backend scripted-image --model NAME`` with NAME one of:
+
+- ``oracle``: our rendering of what the request asks for (the aid, the true next state,
+  the drawn optimal solution), so a protocol's ceiling can be measured;
+- ``noise``: seeded Gaussian noise of the input board's size (paper: interference);
+- ``mismatch``: the same kind of image made from another instance of the same family and
+  bucket, chosen deterministically from ``pool`` (paper: misleading guidance);
+- ``perturbed-K``: the true image with exactly K cells wrong (``FamilySpec.perturb``),
+  rendered by our renderer: plausible but wrong.
+
+Each image depends only on the request (its session, step and seed), so a rerun makes
+the same bytes. No torch, no model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import zlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+from PIL import Image
+
+from vgau_data.errors import VgauError
+from vgau_data.oracle_aids import annotate, oracle_image
+from vgau_data.oracle_aids.vr import draw_sketch
+from vgau_data.registry import get_family
+from vgau_data.runners.backends.base import BackendError, GeneratedImage, GenParams, ImageRequest
+
+if TYPE_CHECKING:
+    from vgau_data.puzzles.base import FamilySpec
+    from vgau_data.runners.instances import Instance
+
+KINDS: Final = ("oracle", "noise", "mismatch", "perturbed-K")
+NOISE_MEAN: Final = 127.5
+NOISE_STD: Final = 64.0
+
+
+def _rng(request: ImageRequest, salt: str) -> np.random.Generator:
+    words = [zlib.crc32(part.encode("utf-8")) for part in (salt, request.session_id)]
+    return np.random.default_rng(np.random.SeedSequence([request.seed & (2**63 - 1), request.step, *words]))
+
+
+def _state(family: FamilySpec, value: Any) -> Any:
+    if value is None:
+        raise ValueError("the request carries no oracle_state")
+    return family.from_json(value) if isinstance(value, str) else value
+
+
+class ScriptedImageGenerator:
+    """Images made by script from the request's truth; ``model`` names the script."""
+
+    name = "scripted-image"
+    capabilities = frozenset({"image_edit"})
+
+    def __init__(self, model: str = "oracle", *, pool: Sequence[Instance] = ()) -> None:
+        self.model = model
+        self.k = 0
+        if model.startswith("perturbed-"):
+            try:
+                self.k = int(model.removeprefix("perturbed-"))
+            except ValueError:
+                self.k = -1
+            if self.k < 1:
+                raise BackendError(f"--model {model!r}: write perturbed-K with a whole number K >= 1, e.g. perturbed-3")
+        elif model not in KINDS:
+            raise BackendError(f"unknown scripted image generator {model!r}; choose from {', '.join(KINDS)}")
+        self.pool = tuple(pool)
+        if model == "mismatch" and not self.pool:
+            raise BackendError("the mismatch generator needs the run's instances (pool=...) to draw another instance from")
+
+    def generate(self, requests: Sequence[ImageRequest], gen: GenParams) -> list[GeneratedImage]:
+        results = []
+        for request in requests:
+            start = time.perf_counter()
+            try:
+                image, meta = self._make(request)
+            except (VgauError, ValueError) as error:
+                results.append(GeneratedImage(error=f"{type(error).__name__}: {error}", latency_s=time.perf_counter() - start))
+                continue
+            results.append(GeneratedImage(image=image, latency_s=time.perf_counter() - start, meta=meta))
+        return results
+
+    def _make(self, request: ImageRequest) -> tuple[Image.Image, dict[str, Any]]:
+        family = get_family(request.family)
+        if self.model == "noise":
+            size = request.images[0].size if request.images else family.geometry.size
+            pixels = _rng(request, "noise").normal(NOISE_MEAN, NOISE_STD, (size[1], size[0], 3))
+            return Image.fromarray(pixels.clip(0, 255).astype(np.uint8)), {"size": list(size)}
+        state = _state(family, request.oracle_state)
+        if self.model == "oracle":
+            return oracle_image(family, state, request.purpose), {}
+        if self.model == "mismatch":
+            return self._mismatch(family, request)
+        perturbed = family.perturb(state, self.k, _rng(request, "perturb"))
+        if request.purpose == "vr":
+            solution = family.solve(state)
+            if solution is None or family.sketch is None:
+                raise ValueError(f"{family.name}: no solution drawing for this state")
+            sketch = family.sketch(state, solution.answer)
+            return draw_sketch(family.render(perturbed), family.geometry, sketch), {"cells_wrong": self.k}
+        board = family.render(perturbed)
+        return (annotate(family, board) if request.purpose == "aid" else board), {"cells_wrong": self.k}
+
+    def _mismatch(self, family: FamilySpec, request: ImageRequest) -> tuple[Image.Image, dict[str, Any]]:
+        """The same kind of image from another instance of the family and bucket, picked by the request's id."""
+        others = sorted(
+            (item for item in self.pool if item.task == family.name and item.difficulty == request.difficulty
+             and item.id != request.instance_id),
+            key=lambda item: item.id,
+        )  # fmt: skip
+        if not others:
+            raise ValueError(f"no other {family.name}/{request.difficulty} instance in the pool to substitute")
+        other = others[zlib.crc32(request.instance_id.encode("utf-8")) % len(others)]
+        state = other.initial_state()
+        if request.purpose == "next_state":
+            solution = family.solve(state)
+            if solution is None:
+                raise ValueError(f"{other.id} has no solution")
+            steps = family.trajectory(state, solution.answer)
+            state = steps[min(request.step, len(steps) - 1)]
+        return oracle_image(family, state, request.purpose), {"substitute": other.id}
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(f"scripted-image:{self.model}".encode()).hexdigest()
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.model, "capabilities": sorted(self.capabilities)}
