@@ -50,6 +50,7 @@ from vgau_data.puzzles.base import (
     Solution,
     canonical_json,
     pick_edits,
+    walk,
 )
 from vgau_data.puzzles.onet_render import GEOMETRY, render
 
@@ -615,7 +616,7 @@ def connection(state: OnetState, step: Step) -> tuple[Cell, ...]:
 
 def sketch(state: OnetState, answer: Sequence[Step]) -> Sketch:
     """One route per removed pair, in removal order, on the board as it is before that removal (Table 34)."""
-    boards = [state, *trajectory(state, answer)]
+    boards = [state, *walk(state, answer, apply_step)]
     return Sketch(routes=tuple(connection(board, step) for board, step in zip(boards, answer)))
 
 
