@@ -70,7 +70,7 @@ def build_tiny_vlm(kind: str, out_dir: str | Path, *, seed: int = 0, reply: str 
     transformers = require("transformers", "hf")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tokenizer = _tiny_tokenizer(transformers)
+    tokenizer = tiny_tokenizer(transformers)
     if reply is not None:
         tokenizer.add_tokens([reply])
     ids = {token: tokenizer.convert_tokens_to_ids(token) for token in SPECIAL_TOKENS}
@@ -128,24 +128,22 @@ def training_texts() -> list[str]:
     return texts * 2
 
 
-def _tiny_tokenizer(transformers: Any) -> Any:
+def tiny_tokenizer(transformers: Any, special_tokens: tuple[str, ...] = SPECIAL_TOKENS, **options: Any) -> Any:
+    """A byte-level BPE tokenizer trained on ``training_texts`` (``options`` go to the fast tokenizer)."""
     tokenizers = require("tokenizers", "hf")
     bpe = tokenizers.Tokenizer(tokenizers.models.BPE())
     bpe.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = tokenizers.decoders.ByteLevel()
     trainer = tokenizers.trainers.BpeTrainer(
         vocab_size=VOCAB_SIZE,
-        special_tokens=list(SPECIAL_TOKENS),
+        special_tokens=list(special_tokens),
         initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
     bpe.train_from_iterator(training_texts(), trainer)
+    settings = {"chat_template": CHAT_TEMPLATE, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"} | options
     return transformers.PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        model_input_names=["input_ids", "attention_mask"],
-        chat_template=CHAT_TEMPLATE,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
+        tokenizer_object=bpe, model_input_names=["input_ids", "attention_mask"], **settings
     )
 
 

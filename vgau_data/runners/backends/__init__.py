@@ -36,6 +36,8 @@ BACKENDS: Mapping[str, str] = MappingProxyType(
         "scripted": "vgau_data.runners.backends.scripted:ScriptedBackend",
         "scripted-image": "vgau_data.runners.backends.scripted_images:ScriptedImageGenerator",
         "pair": "vgau_data.runners.backends.decoupled:DecoupledPair",
+        "janus": "vgau_data.runners.backends.janus:JanusBackend",
+        "diffusers": "vgau_data.runners.backends.diffusers_edit:DiffusersGenerator",
     }
 )
 
