@@ -61,11 +61,14 @@ class FakeOpenAIServer:
     ``respond(body, headers) -> str`` makes the answer text; ``fail_next`` is a list of
     HTTP statuses returned (in order) before normal answers resume; ``delay_s`` slows
     every answer. ``requests`` logs ``(headers, body)`` of every request received.
+    ``fault(handler, headers)``, when set, writes the whole reply itself (any bytes, at
+    any pace) instead: the fault injectors below make such functions.
     """
 
     respond: Callable[[dict[str, Any], dict[str, str]], str]
     fail_next: list[int] = field(default_factory=list)
     delay_s: float = 0.0
+    fault: Callable[[BaseHTTPRequestHandler, dict[str, str]], None] | None = None
     requests: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -78,13 +81,7 @@ class FakeOpenAIServer:
             time.sleep(self.delay_s)
         if status != 200:
             return status, {"error": {"message": f"injected failure {status}"}}
-        text = self.respond(body, headers)
-        return 200, {
-            "id": "cmpl-test",
-            "object": "chat.completion",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
-        }
+        return 200, completion_payload(self.respond(body, headers))
 
 
 @pytest.fixture
@@ -102,7 +99,16 @@ def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
                     return
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
-                status, payload = fake.handle(body, {k.lower(): v for k, v in self.headers.items()})
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                if fake.fault is not None:
+                    with fake.lock:
+                        fake.requests.append((headers, body))
+                    try:
+                        fake.fault(self, headers)
+                    except OSError:  # the client gave up on us: that is the point of most faults
+                        self.close_connection = True
+                    return
+                status, payload = fake.handle(body, headers)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -115,7 +121,7 @@ def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(server)
         fake.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
         return fake
@@ -124,6 +130,82 @@ def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+# ---------------------------------------------------------------- fault injectors for ``fault=``
+
+Fault = Callable[[BaseHTTPRequestHandler, dict[str, str]], None]
+
+
+def completion_payload(content: Any) -> dict[str, Any]:
+    """A well-formed chat completion around ``content`` (faults replace parts of it)."""
+    return {
+        "id": "cmpl-test",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+    }
+
+
+def reply_bytes(data: bytes | Callable[[dict[str, str]], bytes], status: int = 200, **headers: str) -> Fault:
+    """Answer ``status`` with ``data`` (or ``data(request_headers)``) and the given headers."""
+
+    def fault(handler: BaseHTTPRequestHandler, request_headers: dict[str, str]) -> None:
+        body = data(request_headers) if callable(data) else data
+        handler.send_response(status)
+        for name, value in {"Content-Type": "application/json", "Content-Length": str(len(body)), **headers}.items():
+            handler.send_header(name.replace("_", "-"), value)
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return fault
+
+
+def reply_json(payload: Any, status: int = 200) -> Fault:
+    return reply_bytes(json.dumps(payload).encode(), status)
+
+
+def redirect_to(url: str, status: int = 302) -> Fault:
+    return reply_bytes(b"", status, Location=url)
+
+
+def echo_headers(status: int) -> Fault:
+    """Answer ``status`` with a body that repeats every request header (keys included)."""
+    return reply_bytes(lambda headers: json.dumps({"error": {"message": f"you sent {headers}"}}).encode(), status)
+
+
+def trickle(data: bytes, seconds_per_byte: float, *, from_status_line: bool = False) -> Fault:
+    """Send the reply one byte at a time (from the status line on, or after quick headers)."""
+
+    def fault(handler: BaseHTTPRequestHandler, request_headers: dict[str, str]) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(data)
+        if not from_status_line:
+            handler.wfile.write(head)
+            handler.wfile.flush()
+        for byte in (head if from_status_line else b"") + data:
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            time.sleep(seconds_per_byte)
+
+    return fault
+
+
+def stream_zeros(total_bytes: int, *, declare_length: bool) -> Fault:
+    """A 200 reply of ``total_bytes`` spaces, sent in 1 MiB chunks (with or without Content-Length)."""
+
+    def fault(handler: BaseHTTPRequestHandler, request_headers: dict[str, str]) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        if declare_length:
+            handler.send_header("Content-Length", str(total_bytes))
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        chunk = b" " * (1 << 20)
+        for _ in range(total_bytes // len(chunk)):
+            handler.wfile.write(chunk)
+        handler.close_connection = True
+
+    return fault
 
 
 def conversation_from_request(body: dict[str, Any], headers: dict[str, str]) -> Conversation:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import time
+import tracemalloc
 from typing import Any
 
 import pytest
 from PIL import Image
 
+from tests.runners.conftest import completion_payload, echo_headers, redirect_to, reply_bytes, stream_zeros, trickle
 from vgau_data.runners.backends.base import BackendError, GenParams
+from vgau_data.runners.backends.bounded_http import basic_authorization
 from vgau_data.runners.backends.openai_compat import OpenAIBackend
 from vgau_data.runners.driver import drive
 from vgau_data.runners.messages import Conversation, assistant, user
@@ -130,3 +135,136 @@ def test_openai__history_option_caps_the_images_sent(oracle_server, instances) -
     assert counts[0] == 2  # board + aid
     assert all(count == 2 for count in counts)
     assert len(counts) == maze.optimal_length
+
+
+# ---------------------------------------------------------------- hostile servers (issue 10)
+
+KEY = "sk-test-0123456789abcdef"
+
+
+def _keyed_backend(url: str, monkeypatch, **options: Any) -> OpenAIBackend:
+    monkeypatch.setenv("TEST_VGAU_KEY", KEY)
+    return _backend(url, api_key_env="TEST_VGAU_KEY", max_retries=0, **options)
+
+
+def _one(backend: OpenAIBackend) -> Any:
+    (completion,) = backend.chat([Conversation((user("hi"),), "maze-easy-0000/direct/run0")], GenParams())
+    return completion
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_openai__redirects_are_errors_and_never_carry_the_key_elsewhere(fake_server, monkeypatch, status: int) -> None:
+    elsewhere = fake_server(lambda body, headers: '<ANSWER_JSON>["up"]</ANSWER_JSON>')
+    server = fake_server(lambda body, headers: "never", fault=redirect_to(elsewhere.url + "/chat/completions", status))
+    completion = _one(_keyed_backend(server.url, monkeypatch))
+    assert not completion.ok and completion.text == ""
+    assert f"HTTP {status} redirect to" in completion.error and "not followed" in completion.error
+    assert elsewhere.requests == []
+    assert len(server.requests) == 1  # not retried
+
+
+@pytest.mark.parametrize("status", [400, 422, 500, 503])
+def test_openai__error_bodies_that_echo_headers_are_redacted(fake_server, monkeypatch, status: int) -> None:
+    server = fake_server(lambda body, headers: "never", fault=echo_headers(status))
+    completion = _one(_keyed_backend(server.url, monkeypatch))
+    assert f"HTTP {status}" in completion.error and "[redacted]" in completion.error
+    assert KEY not in completion.error and KEY[3:15] not in completion.error
+
+
+def test_openai__a_reply_that_echoes_the_key_is_scrubbed_from_the_output(fake_server, monkeypatch) -> None:
+    server = fake_server(lambda body, headers: f"your key is {headers['authorization']}")
+    completion = _one(_keyed_backend(server.url, monkeypatch))
+    assert completion.ok and completion.text == "your key is Bearer [redacted]"
+
+
+def test_openai__credentials_in_the_base_url_are_sent_as_basic_auth_and_never_kept(fake_server, monkeypatch) -> None:
+    server = fake_server(lambda body, headers: "ok", fail_next=[500])
+    monkeypatch.delenv("TEST_VGAU_UNSET", raising=False)
+    url = server.url.replace("http://", "http://alice:pa55word-secret@")
+    backend = _backend(url, api_key_env="TEST_VGAU_UNSET", max_retries=0)
+    assert "alice" not in json.dumps(backend.describe()) and backend.base_url == server.url
+    assert backend.fingerprint() == _backend(server.url).fingerprint()
+    server.respond = lambda body, headers: f"echo {headers['authorization']}"
+    failed = _one(backend)
+    assert "pa55word" not in failed.error
+    completion = _one(backend)
+    assert server.requests[-1][0]["authorization"] == basic_authorization(("alice", "pa55word-secret"))
+    assert completion.text == "echo Basic [redacted]"
+
+
+ODD_REPLIES = {
+    "message_is_a_string": json.dumps({"choices": [{"message": "str"}]}).encode(),
+    "usage_is_a_number": json.dumps({**completion_payload("hi"), "usage": 5}).encode(),
+    "content_is_a_dict": json.dumps(completion_payload({"text": "hi"})).encode(),
+    "content_is_a_number": json.dumps(completion_payload(7)).encode(),
+    "content_parts_are_not_objects": json.dumps(completion_payload(["a", 1])).encode(),
+    "choices_empty": json.dumps({**completion_payload("hi"), "choices": []}).encode(),
+    "choices_not_a_list": json.dumps({**completion_payload("hi"), "choices": {"0": 1}}).encode(),
+    "choice_not_an_object": json.dumps({**completion_payload("hi"), "choices": ["hi"]}).encode(),
+    "no_choices": b"{}",
+    "a_list": b"[1, 2]",
+    "not_json": b"<html>gateway</html>",
+    "invalid_utf8": b'{"choices": "\xff\xfe"}',
+    "huge_integer": b'{"usage": {"prompt_tokens": ' + b"9" * 10_000 + b"}}",
+    "deep_nesting": b"[" * 100_000 + b"]" * 100_000,
+    "tokens_are_booleans": json.dumps({**completion_payload("hi"), "usage": {"prompt_tokens": True}}).encode(),
+    "finish_reason_is_a_number": json.dumps(
+        {"choices": [{"message": {"content": "hi"}, "finish_reason": 3}]}
+    ).encode(),
+    "error_object_with_200": json.dumps({"error": {"message": f"bad key {KEY}"}}).encode(),
+    "empty_body": b"",
+}
+
+
+@pytest.mark.parametrize("name", list(ODD_REPLIES))
+def test_openai__every_unexpected_reply_shape_is_an_error_on_that_episode(fake_server, monkeypatch, name: str) -> None:
+    server = fake_server(lambda body, headers: "never", fault=reply_bytes(ODD_REPLIES[name]))
+    completion = _one(_keyed_backend(server.url, monkeypatch))
+    assert not completion.ok and completion.text == "" and isinstance(completion.text, str)
+    assert completion.error.startswith("malformed reply:") and KEY not in completion.error
+
+
+def test_openai__a_malformed_status_line_is_an_error_not_a_crash(fake_server, monkeypatch) -> None:
+    def garbage(handler, headers) -> None:
+        handler.wfile.write(b"NOT-HTTP garbage\r\n\r\n")
+
+    completion = _one(_keyed_backend(fake_server(lambda b, h: "never", fault=garbage).url, monkeypatch))
+    assert not completion.ok and "BadStatusLine" in completion.error
+
+
+@pytest.mark.parametrize("declare_length", [True, False])
+def test_openai__a_200_mb_reply_is_refused_at_the_cap_in_bounded_memory(fake_server, monkeypatch, declare_length) -> None:
+    server = fake_server(lambda b, h: "never", fault=stream_zeros(200 * 1024 * 1024, declare_length=declare_length))
+    tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        completion = _one(_keyed_backend(server.url, monkeypatch, max_reply_mb=4))
+        elapsed = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert not completion.ok and "over the 4194304-byte cap" in completion.error
+    assert peak < 64 * 1024 * 1024 and elapsed < 5
+    assert len(completion.error) < 1000
+
+
+@pytest.mark.parametrize("from_status_line", [False, True])
+def test_openai__a_one_byte_per_second_server_cannot_hold_a_request_past_the_deadline(
+    fake_server, monkeypatch, from_status_line: bool
+) -> None:
+    data = json.dumps(completion_payload("slow")).encode()
+    server = fake_server(lambda b, h: "never", fault=trickle(data, 0.05, from_status_line=from_status_line))
+    start = time.perf_counter()
+    completion = _one(_keyed_backend(server.url, monkeypatch, timeout_s=1.0))
+    elapsed = time.perf_counter() - start
+    assert not completion.ok and "no complete reply within 1 s" in completion.error
+    assert elapsed < 2.0
+
+
+def test_openai__the_deadline_is_per_attempt_and_a_slow_reply_is_retried(fake_server, monkeypatch) -> None:
+    data = json.dumps(completion_payload("slow")).encode()
+    server = fake_server(lambda b, h: "never", fault=trickle(data, 0.05))
+    monkeypatch.setenv("TEST_VGAU_KEY", KEY)
+    backend = _backend(server.url, api_key_env="TEST_VGAU_KEY", max_retries=2, timeout_s=0.5)
+    completion = _one(backend)
+    assert not completion.ok and len(server.requests) == 3 and "within 0.5 s" in completion.error

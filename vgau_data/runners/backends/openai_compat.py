@@ -5,28 +5,45 @@ compatible server speaks. Each conversation is one ``POST {base_url}/chat/comple
 with its images as PNG data URLs; a batch runs ``concurrency`` requests at a time.
 
 Failures:
-    - connection errors, timeouts, HTTP 408/409/429 and 5xx are retried with exponential
-      backoff (``Retry-After`` is honoured); after ``max_retries`` the completion comes
-      back with ``error`` set, so the run records it and a rerun retries it;
-    - other HTTP 4xx (a prompt the server rejects) are not retried and are recorded;
+    - connection errors, timeouts, HTTP 408/409/429 and 5xx, and replies of an
+      unexpected shape are retried with exponential backoff (``Retry-After`` is
+      honoured); after ``max_retries`` the completion comes back with ``error`` set, so
+      the run records it and a rerun retries it;
+    - other HTTP 4xx (a prompt the server rejects) and redirects are not retried and are
+      recorded;
     - 401/403 (bad key) and 404 (wrong URL or model) raise ``BackendError`` at once:
       every request would fail the same way.
+
+Bounds (``bounded_http``): redirects are never followed (the key is never sent
+elsewhere), each request has a whole-request deadline of ``timeout_s`` and a reply
+cap of ``max_reply_mb``. The key, a ``user:password@`` in ``base_url`` and anything
+that looks like a credential are scrubbed from every error and output the backend
+returns, and ``base_url`` is kept without its credentials (records, submissions and
+results only ever see that form).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
 import os
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from vgau_data.runners.backends.base import BackendError, Completion, GenParams
+from vgau_data.runners.backends.bounded_http import (
+    RequestFailed,
+    basic_authorization,
+    post,
+    redact,
+    scrub_secrets,
+    split_credentials,
+)
 from vgau_data.runners.messages import to_openai
 
 if TYPE_CHECKING:
@@ -37,6 +54,12 @@ logger = logging.getLogger(__name__)
 RETRYABLE_STATUS: frozenset[int] = frozenset({408, 409, 429, 500, 502, 503, 504})
 FATAL_STATUS: frozenset[int] = frozenset({401, 403, 404})
 MAX_BACKOFF_S = 60.0
+DETAIL_CHARS = 300
+"""Most of a server's error message kept in a record."""
+
+
+class MalformedReply(ValueError):
+    """A 200 reply that is not a chat completion of the expected shape."""
 
 
 class OpenAIBackend:
@@ -50,7 +73,8 @@ class OpenAIBackend:
         concurrency: requests in flight at once.
         max_retries: retries after the first attempt for retryable failures.
         backoff_s: first retry delay; it doubles each retry (capped at 60 s).
-        timeout_s: per-request socket timeout.
+        timeout_s: whole-request deadline, connection to last byte of the reply.
+        max_reply_mb: largest reply read, MiB (a chat completion is a few kB).
         max_tokens_field: ``max_tokens`` (vLLM, SGLang, most APIs) or
             ``max_completion_tokens`` (newer OpenAI models).
         sleep: injectable for tests.
@@ -68,22 +92,27 @@ class OpenAIBackend:
         max_retries: int = 5,
         backoff_s: float = 1.0,
         timeout_s: float = 600.0,
+        max_reply_mb: int = 16,
         max_tokens_field: str = "max_tokens",
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not model:
             raise BackendError("the openai backend needs --model: the name the server serves the model under")
-        if not base_url.startswith(("http://", "https://")):
-            raise BackendError(f"--base-url must start with http:// or https://, got {base_url!r}")
+        public_url, self._credentials = split_credentials(base_url)
+        if not public_url.startswith(("http://", "https://")) or not urllib.parse.urlsplit(public_url).hostname:
+            raise BackendError(f"--base-url must be http(s)://host[:port]/..., got {public_url!r}")
         if concurrency < 1 or max_retries < 0:
             raise BackendError(f"need concurrency >= 1 and max_retries >= 0, got {concurrency} and {max_retries}")
+        if not (timeout_s > 0 and max_reply_mb >= 1):
+            raise BackendError(f"need timeout_s > 0 and max_reply_mb >= 1, got {timeout_s} and {max_reply_mb}")
         self.model = model
-        self.base_url = base_url.rstrip("/")
+        self.base_url = public_url.rstrip("/")
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.timeout_s = timeout_s
+        self.max_reply_bytes = max_reply_mb * 1024 * 1024
         self.max_tokens_field = max_tokens_field
         self.sleep = sleep
 
@@ -129,13 +158,23 @@ class OpenAIBackend:
         key = os.environ.get(self.api_key_env, "")
         if key:
             headers["Authorization"] = f"Bearer {key}"
+        elif self._credentials is not None:
+            headers["Authorization"] = basic_authorization(self._credentials)
         if conversation.session_id:
             headers["X-Session-ID"] = conversation.session_id
         return headers
 
+    def _secrets(self) -> list[str]:
+        """Everything that must never reach a record: the key, URL credentials, their encodings."""
+        secrets = [os.environ.get(self.api_key_env, "")]
+        if self._credentials is not None:
+            secrets += [self._credentials[1], basic_authorization(self._credentials).split(" ", 1)[1]]
+        return [secret for secret in secrets if secret]
+
     def _complete(self, conversation: Conversation, gen: GenParams) -> Completion:
         data = json.dumps(self.request_body(conversation, gen)).encode("utf-8")
         url = f"{self.base_url}/chat/completions"
+        secrets = self._secrets()
         start = time.perf_counter()
         last_error = "no attempt made"
         retry_after: float | None = None
@@ -143,28 +182,24 @@ class OpenAIBackend:
             if attempt:
                 self.sleep(self._delay(attempt, retry_after))
             retry_after = None
-            request = urllib.request.Request(url, data=data, headers=self._headers(conversation), method="POST")
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                    payload = json.loads(response.read().decode("utf-8"))
-                return _completion_from(payload, time.perf_counter() - start)
-            except urllib.error.HTTPError as error:
-                detail = _error_detail(error)
-                if error.code in FATAL_STATUS:
-                    hint = (
-                        f"is ${self.api_key_env} set?" if error.code in (401, 403) else "check --base-url and --model"
-                    )
+                body = post(url, data, self._headers(conversation), deadline_s=self.timeout_s,
+                            max_bytes=self.max_reply_bytes)
+                completion = _completion_from(_json_object(body), time.perf_counter() - start)
+                return _redacted(completion, secrets)
+            except RequestFailed as failure:
+                detail = redact(failure.detail, secrets)[:DETAIL_CHARS]
+                if failure.status in FATAL_STATUS:
+                    hint = f"is ${self.api_key_env} set?" if failure.status in (401, 403) else "check --base-url and --model"
                     raise BackendError(
-                        f"{url} answered HTTP {error.code} for model {self.model!r} ({detail}); {hint}"
+                        f"{url} answered HTTP {failure.status} for model {self.model!r} ({detail}); {hint}"
                     ) from None
-                last_error = f"HTTP {error.code}: {detail}"
-                if error.code not in RETRYABLE_STATUS:
+                last_error = redact(f"{failure}: {detail}" if detail else str(failure), secrets)
+                if failure.status is not None and failure.status not in RETRYABLE_STATUS:
                     break
-                retry_after = _retry_after(error)
-            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as error:
-                last_error = f"{type(error).__name__}: {getattr(error, 'reason', error)}"
-            except (json.JSONDecodeError, UnicodeDecodeError, KeyError, IndexError, TypeError) as error:
-                last_error = f"malformed response: {error!r}"
+                retry_after = failure.retry_after
+            except MalformedReply as error:
+                last_error = redact(f"malformed reply: {error}", secrets)[: 2 * DETAIL_CHARS]
             logger.info("request for %s failed (attempt %d): %s", conversation.session_id, attempt + 1, last_error)
         return Completion(error=last_error, latency_s=time.perf_counter() - start)
 
@@ -174,33 +209,54 @@ class OpenAIBackend:
         return min(self.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
 
 
+def _json_object(body: bytes) -> dict[str, Any]:
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, bad UTF-8, huge integers, deep nesting
+        raise MalformedReply(f"not JSON ({str(error)[:120]})") from None
+    if not isinstance(payload, dict):
+        raise MalformedReply(f"a JSON {type(payload).__name__}, not an object")
+    return payload
+
+
+def _field(container: dict[str, Any], key: str, kinds: tuple[type, ...], where: str) -> Any:
+    value = container.get(key)
+    if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+        raise MalformedReply(f"{where}{key} is {type(value).__name__}, expected {' or '.join(k.__name__ for k in kinds)}")
+    return value
+
+
 def _completion_from(payload: dict[str, Any], latency_s: float) -> Completion:
-    """Read ``choices[0].message.content`` and usage; a missing choice is malformed."""
-    choice = payload["choices"][0]
-    content = choice["message"].get("content")
-    if isinstance(content, list):  # some servers return content parts
-        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    usage = payload.get("usage") or {}
+    """The completion in ``choices[0]``; any other shape is ``MalformedReply``."""
+    if "choices" not in payload and "error" in payload:  # some servers answer 200 with an error object
+        raise MalformedReply(f"the server reported an error: {str(payload['error'])[:DETAIL_CHARS]}")
+    choices = _field(payload, "choices", (list,), "")
+    if not choices:
+        raise MalformedReply("choices is empty")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise MalformedReply(f"choices[0] is {type(choice).__name__}, expected dict")
+    message = _field(choice, "message", (dict,), "choices[0].")
+    content = _field(message, "content", (str, list, type(None)), "choices[0].message.")
+    if isinstance(content, list):  # content parts: keep the text ones
+        texts = []
+        for part in content:
+            if not isinstance(part, dict) or not isinstance(part.get("text", ""), str):
+                raise MalformedReply(f"a content part is {str(part)[:60]!r}, expected {{'type': 'text', 'text': str}}")
+            texts.append(part.get("text", ""))
+        content = "".join(texts)
+    usage = _field(payload, "usage", (dict, type(None)), "") or {}
+    tokens = [_field(usage, key, (int, type(None)), "usage.") for key in ("prompt_tokens", "completion_tokens")]
     return Completion(
         text=content or "",
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
+        prompt_tokens=tokens[0],
+        completion_tokens=tokens[1],
         latency_s=latency_s,
-        finish_reason=choice.get("finish_reason"),
+        finish_reason=_field(choice, "finish_reason", (str, type(None)), "choices[0]."),
     )
 
 
-def _error_detail(error: urllib.error.HTTPError) -> str:
-    try:
-        body = error.read().decode("utf-8", "replace")
-    except OSError:
-        return str(error.reason)
-    return body[:300] or str(error.reason)
-
-
-def _retry_after(error: urllib.error.HTTPError) -> float | None:
-    value = error.headers.get("Retry-After") if error.headers else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
+def _redacted(completion: Completion, secrets: Sequence[str]) -> Completion:
+    """A reply that echoes the key must not carry it into records."""
+    text = scrub_secrets(completion.text, secrets)
+    return completion if text == completion.text else dataclasses.replace(completion, text=text)
