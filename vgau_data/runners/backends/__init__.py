@@ -38,6 +38,7 @@ BACKENDS: Mapping[str, str] = MappingProxyType(
         "pair": "vgau_data.runners.backends.decoupled:DecoupledPair",
         "janus": "vgau_data.runners.backends.janus:JanusBackend",
         "diffusers": "vgau_data.runners.backends.diffusers_edit:DiffusersGenerator",
+        "openai-image": "vgau_data.runners.backends.openai_images:OpenAIImageGenerator",
     }
 )
 
