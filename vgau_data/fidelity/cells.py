@@ -68,15 +68,20 @@ def _board_region(geometry: BoardGeometry) -> tuple[int, int, int, int]:
 def cell_patches(geometry: BoardGeometry, image: Image.Image) -> np.ndarray:
     """``(cells, features)`` float32: each cell's block-averaged RGB, row-major.
 
-    Images of another size are resized to the board's size first (generators rarely keep it).
+    Images of another size are scaled onto the board (generators rarely keep its size).
     """
     if image.mode != "RGB":
         image = image.convert("RGB")
-    if image.size != geometry.size:
-        image = image.resize(geometry.size, Image.Resampling.BILINEAR)
     block = block_px(geometry)
     side = geometry.cell_px // block
-    small = np.asarray(image.crop(_board_region(geometry)).reduce(block), dtype=np.float32)
+    region = _board_region(geometry)
+    if image.size == geometry.size:
+        small = np.asarray(image.crop(region).reduce(block), dtype=np.float32)
+    else:  # average the board's part of the image straight onto the block grid
+        scale_x, scale_y = image.size[0] / geometry.size[0], image.size[1] / geometry.size[1]
+        box = (region[0] * scale_x, region[1] * scale_y, region[2] * scale_x, region[3] * scale_y)
+        target = (geometry.cols * side, geometry.rows * side)
+        small = np.asarray(image.resize(target, Image.Resampling.BOX, box=box), dtype=np.float32)
     cells = small.reshape(geometry.rows, side, geometry.cols, side, 3).transpose(0, 2, 1, 3, 4)
     return cells.reshape(geometry.rows * geometry.cols, side * side * 3)
 

@@ -3,7 +3,8 @@
 The settings are scikit-image's ``structural_similarity(a, b, channel_axis=-1,
 data_range=255, gaussian_weights=True, sigma=1.5, use_sample_covariance=False)``, and
 the values agree with it to 1e-6 (checked against scikit-image 0.26 in the tests); a
-small implementation keeps scipy and scikit-image out of the core.
+small implementation keeps scipy and scikit-image out of the core. The five local
+moments are filtered together in float32 (about 0.2 s for a 552 px board on one core).
 """
 
 from __future__ import annotations
@@ -27,12 +28,17 @@ def _kernel() -> np.ndarray:
     return weights / weights.sum()
 
 
-def _blur(values: np.ndarray) -> np.ndarray:
-    """Separable Gaussian mean over the valid region only (no padding)."""
-    kernel = _kernel()
-    height, width = values.shape[:2]
-    rows = sum(kernel[k] * values[k : height - 2 * RADIUS + k] for k in range(kernel.size))
-    return sum(kernel[k] * rows[:, k : width - 2 * RADIUS + k] for k in range(kernel.size))
+def _blur(maps: np.ndarray) -> np.ndarray:
+    """Separable Gaussian mean of ``(maps, height, width, channels)`` over the valid region only."""
+    kernel = _kernel().astype(np.float32)
+    height, width = maps.shape[1:3]
+    rows = kernel[0] * maps[:, : height - 2 * RADIUS]
+    for k in range(1, kernel.size):
+        rows += kernel[k] * maps[:, k : height - 2 * RADIUS + k]
+    out = kernel[0] * rows[:, :, : width - 2 * RADIUS]
+    for k in range(1, kernel.size):
+        out += kernel[k] * rows[:, :, k : width - 2 * RADIUS + k]
+    return out.astype(np.float64)
 
 
 def ssim(image: Image.Image, reference: Image.Image) -> float:
@@ -50,12 +56,12 @@ def ssim(image: Image.Image, reference: Image.Image) -> float:
         image = image.resize(reference.size, Image.Resampling.BILINEAR)
     if min(reference.size) <= 2 * RADIUS:
         raise ValueError(f"images must be larger than {2 * RADIUS + 1} px on each side, got {reference.size}")
-    x = np.asarray(image.convert("RGB"), dtype=np.float64)
-    y = np.asarray(reference.convert("RGB"), dtype=np.float64)
-    mean_x, mean_y = _blur(x), _blur(y)
-    var_x = _blur(x * x) - mean_x * mean_x
-    var_y = _blur(y * y) - mean_y * mean_y
-    cov = _blur(x * y) - mean_x * mean_y
+    x = np.asarray(image.convert("RGB"), dtype=np.float32)
+    y = np.asarray(reference.convert("RGB"), dtype=np.float32)
+    mean_x, mean_y, xx, yy, xy = _blur(np.stack([x, y, x * x, y * y, x * y]))
+    var_x = xx - mean_x * mean_x
+    var_y = yy - mean_y * mean_y
+    cov = xy - mean_x * mean_y
     c1, c2 = (K1 * DATA_RANGE) ** 2, (K2 * DATA_RANGE) ** 2
     index = ((2 * mean_x * mean_y + c1) * (2 * cov + c2)) / ((mean_x**2 + mean_y**2 + c1) * (var_x + var_y + c2))
     return float(index.mean())
