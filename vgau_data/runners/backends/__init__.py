@@ -39,6 +39,8 @@ BACKENDS: Mapping[str, str] = MappingProxyType(
         "janus": "vgau_data.runners.backends.janus:JanusBackend",
         "diffusers": "vgau_data.runners.backends.diffusers_edit:DiffusersGenerator",
         "openai-image": "vgau_data.runners.backends.openai_images:OpenAIImageGenerator",
+        "bagel": "vgau_data.runners.backends.bagel:BagelBackend",
+        "omnigen2": "vgau_data.runners.backends.omnigen2:OmniGen2Backend",
     }
 )
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from vgau_data.runners.backends.base import BackendError
 
@@ -59,7 +61,13 @@ def model_fingerprint(path: Path) -> str:
     weights = sorted(p for p in path.iterdir() if p.suffix in (".safetensors", ".bin", ".pt", ".pth"))
     if not weights:
         raise BackendError(f"no weight files (*.safetensors, *.bin) in {path}")
-    for file in weights:
+    hash_samples(digest, weights)
+    return digest.hexdigest()
+
+
+def hash_samples(digest: Any, files: Sequence[Path]) -> None:
+    """Feed each file's name, size and its first and last ``FINGERPRINT_SAMPLE_BYTES`` to ``digest``."""
+    for file in files:
         size = file.stat().st_size
         digest.update(f"{file.name}:{size}".encode())
         with file.open("rb") as handle:
@@ -69,4 +77,3 @@ def model_fingerprint(path: Path) -> str:
             digest.update(handle.read(FINGERPRINT_SAMPLE_BYTES))
             handle.seek(size - FINGERPRINT_SAMPLE_BYTES)
             digest.update(handle.read(FINGERPRINT_SAMPLE_BYTES))
-    return digest.hexdigest()

@@ -1,0 +1,55 @@
+"""Unified models that live in their own repositories: import them from the user's checkout.
+
+BAGEL and OmniGen2 ship no package; their inference code is a git checkout the user
+clones, next to a checkpoint folder they download. The adapters import that code from
+the checkout (``repo=...``) only when they are built, never download anything, and say
+which file is missing when a path is wrong.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from vgau_data.runners.backends.base import BackendError
+from vgau_data.runners.messages import ImagePart, Message, TextPart
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+
+def require_paths(base: str | Path, names: Sequence[str], what: str, hint: str) -> Path:
+    """``base`` as a folder holding every one of ``names``, or an error naming the missing ones."""
+    folder = Path(base).expanduser()
+    missing = [name for name in names if not (folder / name).exists()]
+    if missing:
+        raise BackendError(f"{folder} is not {what}: missing {', '.join(missing)} ({hint})")
+    return folder
+
+
+def import_from_checkout(repo: Path, *modules: str) -> list[ModuleType]:
+    """Import ``modules`` with ``repo`` first on ``sys.path`` (it stays there: their modules import each other)."""
+    root = str(repo)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    try:
+        return [importlib.import_module(name) for name in modules]
+    except ImportError as error:
+        raise BackendError(f"importing {error.name or error} from the checkout {repo} failed: {error}; "
+                           "install that project's requirements in this environment") from error
+
+
+def interleaved(messages: Sequence[Message]) -> list[str | Image.Image]:
+    """A conversation as one interleaved list of texts and images, in order (roles dropped)."""
+    items: list[str | Image.Image] = []
+    for message in messages:
+        for part in message.parts:
+            if isinstance(part, TextPart) and part.text:
+                items.append(part.text)
+            elif isinstance(part, ImagePart):
+                items.append(part.image)
+    return items
