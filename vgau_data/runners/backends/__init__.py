@@ -6,8 +6,8 @@ the one backend asked for (so torch/transformers load only for ``hf``, vllm only
 or ``text_to_image``) draw; unified models and ``pair`` do both.
 
 Example:
-    >>> sorted(BACKENDS)
-    ['hf', 'openai', 'pair', 'scripted', 'scripted-image', 'vllm']
+    >>> sorted(BACKENDS)[:6]
+    ['bagel', 'diffusers', 'hf', 'janus', 'omnigen2', 'openai']
 """
 
 from __future__ import annotations
