@@ -24,19 +24,20 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+import argparse
+import time
+from collections.abc import Callable
 
-from PIL import Image  # noqa: E402
+from PIL import Image
 
-from vgau_data.fidelity import image_fidelity, read_cells, read_route, ssim  # noqa: E402
-from vgau_data.oracle_aids import oracle_aid  # noqa: E402
-from vgau_data.oracle_aids.vr import oracle_vr  # noqa: E402
-from vgau_data.registry import FAMILIES  # noqa: E402
-from vgau_data.runners.backends import GenParams, ImageRequest  # noqa: E402
-from vgau_data.runners.backends.scripted_images import ScriptedImageGenerator  # noqa: E402
-from vgau_data.seeding import instance_seed, rng_for  # noqa: E402
+from vgau_data.fidelity import image_fidelity, read_cells, read_route, ssim
+from vgau_data.oracle_aids import oracle_aid
+from vgau_data.oracle_aids.vr import oracle_vr
+from vgau_data.puzzles.base import FamilySpec
+from vgau_data.registry import FAMILIES
+from vgau_data.runners.backends import GenParams, ImageRequest
+from vgau_data.runners.backends.scripted_images import ScriptedImageGenerator
+from vgau_data.seeding import instance_seed, rng_for
 
 
 def rate(work: Callable[[], object], items: int, repeat: int) -> float:
@@ -61,40 +62,46 @@ def main() -> None:
     print(f"{'family':<8} {'board/s':>8} {'aid/s':>8} {'vr/s':>8} {'1024px/s':>9} {'route/s':>8} {'ssim ms':>8}"
           f" {'record ms':>10} {'oracle step ms':>15} {'self step ms':>13} {'ratio':>6}")
     for name, family in FAMILIES.items():
-        states = [
-            family.generate(("easy", "medium")[i % 2], rng_for(instance_seed(3, name, "any", i)))
-            for i in range(args.instances)
-        ]
-        answers = [family.solve(state).answer for state in states]
-        boards = [family.render(state) for state in states]
-        aids = [oracle_aid(family, state) for state in states]
-        drawings = [oracle_vr(family, state, answer) for state, answer in zip(states, answers)]
-        large = [board.resize((1024, 1024), Image.Resampling.BICUBIC) for board in boards]
-        n = len(states)
-        board_rate = rate(lambda: [read_cells(family, image) for image in boards], n, args.repeat)
-        aid_rate = rate(lambda: [read_cells(family, image, "grid") for image in aids], n, args.repeat)
-        vr_rate = rate(lambda: [read_cells(family, image, "sketch") for image in drawings], n, args.repeat)
-        large_rate = rate(lambda: [read_cells(family, image) for image in large], n, args.repeat)
-        route_rate = (
-            rate(lambda: [read_route(family, d, s) for d, s in zip(drawings, states)], n, args.repeat)
-            if family.route_start is not None
-            else float("nan")
-        )
-        ssim_ms = 1000 / rate(lambda: [ssim(a, b) for a, b in zip(aids, boards)], n, args.repeat)
-        record_ms = 1000 / rate(
-            lambda: [image_fidelity(family, d, s, "vr", oracle=d) for d, s in zip(drawings, states)], n, args.repeat
-        )
-        steps = [step for state, answer in zip(states, answers) for step in family.trajectory(state, answer)]
-        requests = [
-            ImageRequest(session_id=f"{name}-{i}/self_vcot/run0", purpose="next_state", instruction="", family=name,
-                         oracle_state=step, step=i)  # fmt: skip
-            for i, step in enumerate(steps)
-        ]
+        bench_family(name, family, args.instances, args.repeat, generator)
 
-        oracle_ms = 1000 / rate(lambda: [family.render(step) for step in steps], len(steps), args.repeat)
-        self_ms = 1000 / rate(lambda: generator.generate(requests, GenParams()), len(steps), args.repeat)
-        print(f"{name:<8} {board_rate:8.0f} {aid_rate:8.0f} {vr_rate:8.0f} {large_rate:9.0f} {route_rate:8.0f}"
-              f" {ssim_ms:8.0f} {record_ms:10.0f} {oracle_ms:15.2f} {self_ms:13.2f} {self_ms / oracle_ms:6.2f}")
+
+def bench_family(name: str, family: FamilySpec, instances: int, repeat: int, generator: ScriptedImageGenerator) -> None:
+    """Print one family's row."""
+    states = [
+        family.generate(("easy", "medium")[i % 2], rng_for(instance_seed(3, name, "any", i)))
+        for i in range(instances)
+    ]
+    answers = [family.solve(state).answer for state in states]
+    boards = [family.render(state) for state in states]
+    aids = [oracle_aid(family, state) for state in states]
+    drawings = [oracle_vr(family, state, answer) for state, answer in zip(states, answers)]
+    large = [board.resize((1024, 1024), Image.Resampling.BICUBIC) for board in boards]
+    n = len(states)
+    board_rate = rate(lambda: [read_cells(family, image) for image in boards], n, repeat)
+    aid_rate = rate(lambda: [read_cells(family, image, "grid") for image in aids], n, repeat)
+    vr_rate = rate(lambda: [read_cells(family, image, "sketch") for image in drawings], n, repeat)
+    large_rate = rate(lambda: [read_cells(family, image) for image in large], n, repeat)
+    route_rate = (
+        rate(lambda: [read_route(family, d, s) for d, s in zip(drawings, states)], n, repeat)
+        if family.route_start is not None
+        else float("nan")
+    )
+    ssim_ms = 1000 / rate(lambda: [ssim(a, b) for a, b in zip(aids, boards)], n, repeat)
+    record_ms = 1000 / rate(
+        lambda: [image_fidelity(family, d, s, "vr", oracle=d) for d, s in zip(drawings, states)], n, repeat
+    )
+    steps = [step for state, answer in zip(states, answers) for step in family.trajectory(state, answer)]
+    requests = [
+        ImageRequest(
+            session_id=f"{name}-{i}/self_vcot/run0", purpose="next_state", instruction="", family=name,
+            oracle_state=step, step=i,
+        )
+        for i, step in enumerate(steps)
+    ]
+    oracle_ms = 1000 / rate(lambda: [family.render(step) for step in steps], len(steps), repeat)
+    self_ms = 1000 / rate(lambda: generator.generate(requests, GenParams()), len(steps), repeat)
+    print(f"{name:<8} {board_rate:8.0f} {aid_rate:8.0f} {vr_rate:8.0f} {large_rate:9.0f} {route_rate:8.0f}"
+          f" {ssim_ms:8.0f} {record_ms:10.0f} {oracle_ms:15.2f} {self_ms:13.2f} {self_ms / oracle_ms:6.2f}")
 
 
 if __name__ == "__main__":

@@ -107,7 +107,7 @@ def test_cells__unknown_overlay_is_rejected() -> None:
 
 def test_pick_edits__reaches_exactly_k_or_says_why() -> None:
     options = [[(2, "split-a"), (1, "drop-a")], [(3, "recolour-b")], [(1, "c")]]
-    for k in range(0, 7):
+    for k in range(7):
         chosen = pick_edits(options, k, np.random.default_rng(k))
         cost = {"split-a": 2, "drop-a": 1, "recolour-b": 3, "c": 1}
         assert sum(cost[edit] for edit in chosen) == k

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from vgau_data.fidelity import image_fidelity
@@ -16,7 +18,7 @@ ROUTE_FAMILIES = [pytest.param(FAMILIES[name], id=name) for name in ("maze", "so
 
 
 def _retraces(cells) -> bool:
-    edges = [frozenset(pair) for pair in zip(cells, cells[1:])]
+    edges = [frozenset(pair) for pair in itertools.pairwise(cells)]
     return len(edges) != len(set(edges))
 
 

@@ -16,8 +16,14 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from vgau_data.runners.backends import BackendError, GenParams, ImageRequest, capabilities_of, load_backend
-from vgau_data.runners.backends import openai_images
+from vgau_data.runners.backends import (
+    BackendError,
+    GenParams,
+    ImageRequest,
+    capabilities_of,
+    load_backend,
+    openai_images,
+)
 from vgau_data.runners.messages import Conversation, user
 
 BOARD = Image.new("RGB", (24, 16), (10, 200, 30))

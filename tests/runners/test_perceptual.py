@@ -17,8 +17,6 @@ import torch
 from tests.fidelity.test_ssim import _pairs
 from vgau_data.runners.perceptual import TRUNK_FILE, Lpips, MissingWeightsError
 
-
-
 LPIPS_0_1_4 = {
     "maze_perturbed": 0.02600499615073204,
     "maze_aid": 0.058190733194351196,

@@ -92,10 +92,10 @@ def _strokes(mask: np.ndarray, geometry: BoardGeometry) -> dict[Cell, dict[Direc
             for direction in ("down", "right"):
                 dr, dc = DELTAS[direction]
                 other = (r + dr, c + dc)
-                if other[0] < geometry.rows and other[1] < geometry.cols:
-                    if _joined(mask, geometry.center((r, c)), dr, dc, geometry.cell_px):
-                        links.setdefault((r, c), {})[direction] = other
-                        links.setdefault(other, {})[OPPOSITE[direction]] = (r, c)
+                on_board = other[0] < geometry.rows and other[1] < geometry.cols
+                if on_board and _joined(mask, geometry.center((r, c)), dr, dc, geometry.cell_px):
+                    links.setdefault((r, c), {})[direction] = other
+                    links.setdefault(other, {})[OPPOSITE[direction]] = (r, c)
     return links
 
 

@@ -16,6 +16,7 @@ Vocabulary:
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -209,7 +210,7 @@ def route_directions(cells: Sequence[Cell]) -> tuple[Direction, ...]:
     """
     moves = {delta: direction for direction, delta in DELTAS.items()}
     steps = []
-    for (r0, c0), (r1, c1) in zip(cells, cells[1:]):
+    for (r0, c0), (r1, c1) in itertools.pairwise(cells):
         try:
             steps.append(moves[(r1 - r0, c1 - c0)])
         except KeyError:

@@ -43,6 +43,7 @@ from PIL import Image, ImageDraw
 
 from vgau_data.answers import MAX_PAYLOAD_CHARS, read_value
 from vgau_data.errors import GenerationError, StateError
+from vgau_data.puzzles import klotski_fidelity
 from vgau_data.puzzles.base import (
     DELTAS,
     DIRECTIONS,
@@ -57,7 +58,6 @@ from vgau_data.puzzles.base import (
     parse_direction,
     replay_steps,
 )
-from vgau_data.puzzles import klotski_fidelity
 from vgau_data.rendering import BoardGeometry, draw_centered_text, new_board
 
 # ---------------------------------------------------------------------------- constants

@@ -602,7 +602,7 @@ def connection(state: OnetState, step: Step) -> tuple[Cell, ...]:
     for k in range(SIZE):
         for corners in (((ar, ac), (k, ac), (k, bc), (br, bc)), ((ar, ac), (ar, k), (br, k), (br, bc))):
             mask = _span(*corners[0], *corners[1]) | _span(*corners[1], *corners[2]) | _span(*corners[2], *corners[3])
-            cells = bin(mask).count("1")
+            cells = mask.bit_count()
             if not mask & others and (best is None or cells < best[0]):
                 best = (cells, corners)
     if best is None:

@@ -43,6 +43,7 @@ import numpy as np
 
 from vgau_data.answers import last_tagged, load_lenient
 from vgau_data.errors import GenerationError, StateError
+from vgau_data.puzzles import parking_fidelity
 from vgau_data.puzzles.base import (
     AnswerError,
     Direction,
@@ -54,7 +55,6 @@ from vgau_data.puzzles.base import (
     canonical_json,
     parse_direction,
 )
-from vgau_data.puzzles import parking_fidelity
 from vgau_data.puzzles.parking_render import GEOMETRY, render
 from vgau_data.puzzles.parking_search import (
     SIZE,

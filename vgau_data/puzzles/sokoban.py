@@ -35,6 +35,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from vgau_data.errors import GenerationError, StateError
+from vgau_data.puzzles import sokoban_fidelity
 from vgau_data.puzzles.base import (
     DELTAS,
     DIRECTIONS,
@@ -47,7 +48,6 @@ from vgau_data.puzzles.base import (
     Solution,
     canonical_json,
 )
-from vgau_data.puzzles import sokoban_fidelity
 from vgau_data.puzzles.grids import DIRECTION_TAG, direction_payload, format_direction_answer, parse_direction_answer
 from vgau_data.rendering import BoardGeometry
 

@@ -14,10 +14,9 @@ Needs torch and transformers (and diffusers for the pipeline), imported when cal
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from vgau_data.runners.backends.base import require
-from vgau_data.runners.tiny_models import tiny_tokenizer
+from vgau_data.runners.tiny_models import TINY_TEXT_CONFIG, tiny_tokenizer
 
 JANUS_SPECIAL_TOKENS: tuple[str, ...] = (
     "<|endoftext|>",
@@ -58,12 +57,7 @@ def build_tiny_janus(out_dir: str | Path, *, seed: int = 0) -> Path:
     text = {
         "model_type": "llama",
         "vocab_size": len(tokenizer),
-        "hidden_size": 64,
-        "intermediate_size": 128,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "max_position_embeddings": 4096,
+        **TINY_TEXT_CONFIG,
         "bos_token_id": ids["<|endoftext|>"],
         "eos_token_id": ids["<|im_end|>"],
         "pad_token_id": ids["<pad>"],

@@ -25,6 +25,15 @@ from vgau_data.runners.backends.base import BackendError, require
 
 TINY_KINDS: tuple[str, ...] = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5")
 VOCAB_SIZE = 1000
+TINY_TEXT_CONFIG: dict[str, int] = {
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 4096,
+}
+"""The language model of every tiny model (a few hundred thousand parameters)."""
 
 SPECIAL_TOKENS: tuple[str, ...] = (
     "<|endoftext|>",
@@ -150,12 +159,7 @@ def tiny_tokenizer(transformers: Any, special_tokens: tuple[str, ...] = SPECIAL_
 def _tiny_config(transformers: Any, kind: str, vocab_size: int, ids: dict[str, int]) -> Any:
     text: dict[str, Any] = {
         "vocab_size": vocab_size,
-        "hidden_size": 64,
-        "intermediate_size": 128,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "max_position_embeddings": 4096,
+        **TINY_TEXT_CONFIG,
         "bos_token_id": ids["<|endoftext|>"],
         "eos_token_id": ids["<|im_end|>"],
         "pad_token_id": ids["<|endoftext|>"],

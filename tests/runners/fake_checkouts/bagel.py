@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.runners.fake_checkouts import write_files
+
 FILES = {
     "inferencer.py": '''
 from PIL import Image
@@ -99,11 +101,7 @@ class Bagel:
 
 
 def write(folder: Path) -> Path:
-    for name, text in FILES.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text.lstrip("\n"))
-    return folder
+    return write_files(folder, FILES)
 
 
 def write_checkpoint(folder: Path) -> Path:
@@ -121,7 +119,7 @@ class FakeAccelerate:
     def __init__(self) -> None:
         self.dispatched: dict = {}
 
-    class init_empty_weights:  # noqa: N801 (a context manager, as in accelerate)
+    class init_empty_weights:  # a context manager, named as in accelerate
         def __enter__(self) -> None:
             return None
 

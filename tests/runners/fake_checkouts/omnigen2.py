@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.runners.fake_checkouts import write_files
+
 FILES = {
     "omnigen2/__init__.py": "",
     "omnigen2/pipelines/__init__.py": "",
@@ -72,11 +74,7 @@ class OmniGen2Transformer2DModel:
 
 
 def write(folder: Path) -> Path:
-    for name, text in FILES.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text.lstrip("\n"))
-    return folder
+    return write_files(folder, FILES)
 
 
 def write_checkpoint(folder: Path) -> Path:

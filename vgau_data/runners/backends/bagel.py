@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from vgau_data.runners.backends.base import Completion, GeneratedImage, GenParams, ImageRequest, require
-from vgau_data.runners.backends.checkouts import import_from_checkout, interleaved, require_paths
+from vgau_data.runners.backends.checkouts import import_from_checkout, interleaved, require_paths, returned_image
 from vgau_data.runners.backends.local_model import hash_samples
 
 if TYPE_CHECKING:
@@ -168,9 +168,7 @@ class BagelBackend:
                 continue
             image = next((item for item in outputs if isinstance(item, Image.Image)), None)
             thought = "".join(item for item in outputs if isinstance(item, str))
-            error = None if image is not None else "BAGEL returned no image"
-            results.append(GeneratedImage(image=image.convert("RGB") if image else None, error=error, text=thought,
-                                          latency_s=time.perf_counter() - start))  # fmt: skip
+            results.append(returned_image(image, "BAGEL", start, thought))
         return results
 
     def fingerprint(self) -> str:

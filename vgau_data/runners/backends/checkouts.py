@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from vgau_data.runners.backends.base import BackendError
+from vgau_data.runners.backends.base import BackendError, GeneratedImage
 from vgau_data.runners.messages import ImagePart, Message, TextPart
 
 if TYPE_CHECKING:
@@ -53,3 +54,13 @@ def interleaved(messages: Sequence[Message]) -> list[str | Image.Image]:
             elif isinstance(part, ImagePart):
                 items.append(part.image)
     return items
+
+
+def returned_image(image: object, model: str, start: float, text: str = "") -> GeneratedImage:
+    """What a checkout model's generation call gave back, as a ``GeneratedImage`` (an error when no image)."""
+    from PIL import Image
+
+    latency = time.perf_counter() - start
+    if not isinstance(image, Image.Image):
+        return GeneratedImage(error=f"{model} returned no image", text=text, latency_s=latency)
+    return GeneratedImage(image=image.convert("RGB"), text=text, latency_s=latency)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -28,9 +28,6 @@ from PIL import Image
 from vgau_data.runners.backends.base import BackendError, GeneratedImage, GenParams, ImageRequest
 from vgau_data.runners.backends.hf import HFBackend
 from vgau_data.runners.messages import Message, TextPart, to_hf, user
-
-if TYPE_CHECKING:
-    from vgau_data.runners.messages import Conversation
 
 
 def text_only(messages: Sequence[Message]) -> list[Message]:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest, require
-from vgau_data.runners.backends.checkouts import import_from_checkout, interleaved, require_paths
+from vgau_data.runners.backends.checkouts import import_from_checkout, interleaved, require_paths, returned_image
 from vgau_data.runners.backends.diffusers_edit import pipeline_fingerprint
 
 if TYPE_CHECKING:
@@ -152,10 +152,7 @@ class OmniGen2Backend:
             except (RuntimeError, ValueError) as error:
                 results.append(GeneratedImage(error=f"{type(error).__name__}: {error}", latency_s=time.perf_counter() - start))
                 continue
-            image = made[0] if isinstance(made, list) and made else None
-            error = None if isinstance(image, Image.Image) else "OmniGen2 returned no image"
-            results.append(GeneratedImage(image=image.convert("RGB") if error is None else None, error=error,
-                                          latency_s=time.perf_counter() - start))  # fmt: skip
+            results.append(returned_image(made[0] if isinstance(made, list) and made else None, "OmniGen2", start))
         return results
 
     def fingerprint(self) -> str:
