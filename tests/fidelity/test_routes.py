@@ -13,6 +13,7 @@ from vgau_data.oracle_aids.vr import draw_sketch, oracle_vr
 from vgau_data.puzzles import maze, path, sokoban
 from vgau_data.puzzles.base import DELTAS, Sketch
 from vgau_data.registry import FAMILIES
+from vgau_data.seeding import instance_seed, rng_for
 
 ROUTE_FAMILIES = [pytest.param(FAMILIES[name], id=name) for name in ("maze", "sokoban", "path")]
 
@@ -37,6 +38,17 @@ def test_routes__oracle_drawing_reads_back_as_the_solution(family, solved) -> No
         read += 1
     assert read >= 2
     assert loops >= (family.name == "sokoban")  # the hard sokoban player circles the box
+
+
+def test_routes__sokoban_routes_that_walk_back_over_themselves_still_read() -> None:
+    family, retraced = FAMILIES["sokoban"], 0
+    for index in range(20):
+        state = family.generate("medium", rng_for(instance_seed(5, "sokoban", "medium", index)))
+        solution = family.solve(state)
+        retraced += _retraces(family.sketch(state, solution.answer).routes[0])
+        reading = read_route(family, oracle_vr(family, state, solution.answer), state)
+        assert reading.replay.feasible and reading.replay.length == solution.optimal_length
+    assert retraced >= 1
 
 
 def test_routes__sokoban_route_gets_the_final_push() -> None:

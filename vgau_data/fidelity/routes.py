@@ -12,16 +12,17 @@ rejected with its code, a route that stops short is ``not_solved``, and a comple
 judged like a stated answer (``episode_answer`` then ``replay``; for path, its letters).
 
 A simple route has one reading. Where a route meets itself (a sokoban player circling a
-box) pixels do not say which way it went on, so the readings are tried, straight on
-first, and the first that uses every stroke and replays as a solution is taken; if none
-does, the first reading is reported, marked ``ambiguous`` when there were others. A
-stroke drawn back over itself (walking back the way it came) is invisible in pixels:
-such a route reads only up to the turn.
+box) or walks back over its own stroke (drawn once in pixels), pixels do not say which
+way it went on, so readings are tried: unused strokes first, straight on first, each
+stroke walked at most twice. The shortest reading that walks every stroke and replays as
+a solution is taken; if none does, the first reading (every stroke once, straight on at
+crossings) is reported, marked ``ambiguous`` when there were others.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -99,26 +100,30 @@ def _strokes(mask: np.ndarray, geometry: BoardGeometry) -> dict[Cell, dict[Direc
     return links
 
 
-def _walks(links: dict[Cell, dict[Direction, Cell]], start: Cell) -> Iterator[tuple[Cell, ...]]:
-    """Every walk from ``start`` that uses each stroke at most once and stops only where no
-    unused stroke is left; going straight on is tried first (at most ``MAX_WALK_STEPS`` steps)."""
+def _walks(links: dict[Cell, dict[Direction, Cell]], start: Cell, strokes: int) -> Iterator[tuple[Cell, ...]]:
+    """Walks from ``start`` using each stroke at most twice (a stroke walked back over is drawn
+    once), yielded where they get stuck and wherever every one of the ``strokes`` has been
+    walked. Unused strokes are preferred, going straight on first; at most ``MAX_WALK_STEPS``
+    steps are tried over all walks."""
     budget = MAX_WALK_STEPS
-    stack: list[tuple[tuple[Cell, ...], frozenset[frozenset[Cell]], Direction | None]] = [((start,), frozenset(), None)]
+    stack: list[tuple[tuple[Cell, ...], dict[frozenset[Cell], int], Direction | None]] = [((start,), {}, None)]
     while stack and budget > 0:
-        cells, used, heading = stack.pop()
+        cells, uses, heading = stack.pop()
         here = cells[-1]
         options = [
             (direction, cell)
             for direction, cell in links.get(here, {}).items()
-            if frozenset((here, cell)) not in used
+            if uses.get(frozenset((here, cell)), 0) < 2
         ]
-        if not options:
+        covered = len(uses) == strokes
+        if covered or not options:
             yield cells
-            continue
-        options.sort(key=lambda option: (option[0] != heading, DIRECTIONS.index(option[0])))
+        options.sort(key=lambda option: (uses.get(frozenset((here, option[1])), 0), option[0] != heading,
+                                         DIRECTIONS.index(option[0])))  # fmt: skip
         for direction, cell in reversed(options):  # the stack pops the preferred option first
             budget -= 1
-            stack.append(((*cells, cell), used | {frozenset((here, cell))}, direction))
+            edge = frozenset((here, cell))
+            stack.append(((*cells, cell), {**uses, edge: uses.get(edge, 0) + 1}, direction))
 
 
 def read_route(family: FamilySpec, image: Image.Image, state: Any) -> RouteReading:
@@ -145,17 +150,20 @@ def read_route(family: FamilySpec, image: Image.Image, state: Any) -> RouteReadi
         steps = tuple(family.route_answer(state, cells) if family.route_answer else route_directions(cells))
         return RouteReading(cells, steps, _verdict(family, state, steps))
 
-    walks = _walks(links, start)
+    walks = _walks(links, start, strokes)
     first = reading_of(next(walks))  # there is always one: the start cell alone at least
     readings = 1
-    if first.replay.feasible and len(first.cells) - 1 == strokes:
+    if first.replay.feasible:
         return first
+    best: RouteReading | None = None
     for cells in walks:
         readings += 1
+        if best is not None and len(cells) >= len(best.cells):
+            continue
         reading = reading_of(cells)
-        if reading.replay.feasible and len(cells) - 1 == strokes:
-            return reading
-    return dataclasses.replace(first, ambiguous=readings > 1)
+        if reading.replay.feasible and len(set(map(frozenset, itertools.pairwise(cells)))) == strokes:
+            best = reading
+    return best or dataclasses.replace(first, ambiguous=readings > 1)
 
 
 def _component_strokes(links: dict[Cell, dict[Direction, Cell]], start: Cell) -> int:
