@@ -18,7 +18,7 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def generator(folder):
-    return load_backend("diffusers", model=str(folder), device="cpu", num_inference_steps=2)
+    return load_backend("diffusers", model=str(folder), device="cpu", num_inference_steps=1)
 
 
 def _request(seed: int = 0, images: tuple[Image.Image, ...] | None = None) -> ImageRequest:
@@ -44,7 +44,7 @@ def test_diffusers__a_request_without_a_board_fails_as_a_value(generator) -> Non
 def test_diffusers__describes_the_pipeline_and_fingerprints_the_folder(generator, folder) -> None:
     described = generator.describe()
     assert described["pipeline"] == "StableDiffusionInstructPix2PixPipeline"
-    assert described["call_options"] == {"num_inference_steps": 2}
+    assert described["call_options"] == {"num_inference_steps": 1}
     assert generator.fingerprint() == load_backend("diffusers", model=str(folder), device="cpu").fingerprint()
 
 
