@@ -407,8 +407,8 @@ converted to this dataset's schema; vgau_data did not generate them.
   rendering their models saw.
 - **Ours**: `optimal_length` (re-solved by our exhaustive solvers); `solution` (theirs
   where it replays as an optimal answer, otherwise our solver's); `oracle_aid`,
-  `oracle_states` and `oracle_aug_states` (drawn by our renderer, so their style differs
-  from `image`); `question` (our Text-CoT prompt). `seed` is -1: no generator seed made
+  `oracle_states`, `oracle_aug_states` and `oracle_vr` (drawn by our renderer, so their
+  style differs from `image`); `question` (our Text-CoT prompt). `seed` is -1: no generator seed made
   these rows.
 - **Our rendering stands in for `image`** where the source folder lacked the image file:
 {own_images}

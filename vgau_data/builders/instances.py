@@ -104,7 +104,7 @@ def assemble_row(
         "oracle_aid": _image(png_bytes(annotate(family, board))),
         "oracle_states": [_image(png_bytes(step)) for step in steps],
         "oracle_aug_states": [_image(png_bytes(step)) for step in oracle_aug_states(family, steps)],
-        "oracle_vr": _image(png_bytes(oracle_vr(family, state, solution.answer))),
+        "oracle_vr": _image(png_bytes(oracle_vr(family, state, answer))),
         "state": family.to_json(state),
         "solution": family.answer_payload(answer),
         "question": family.question(state, "text_cot"),
