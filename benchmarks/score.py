@@ -13,7 +13,10 @@ Measures, in-process on one core (``--pin`` binds the process to CPU 0):
     - ``score_submission`` of a complete oracle submission (what ``vgau-data score`` does
       after reading the file);
     - ``evaluate.load`` of the shipped module, then ``compute`` on all rows (targets:
-      >= 20,000 answers/s mixed; compute under 1 s after loading).
+      >= 20,000 answers/s mixed; compute under 1 s after loading);
+    - ``parse_answer`` on hostile texts (``vgau_data.metrics.hostile``) at two sizes: the
+      worst seconds per megabyte of answer text across families (target: under 0.5 s/MB)
+      and how that figure grows from the small size to the large one (linear: about 1x).
 """
 
 from __future__ import annotations
@@ -46,12 +49,47 @@ def rate(fn: Callable[[], int], *, repeats: int = 5) -> tuple[float, float]:
     return max(rates), statistics.median(rates)
 
 
+def hostile_parse_costs(sizes_mb: Sequence[float]) -> dict[str, Any]:
+    """Seconds per MB of ``parse_answer`` on every hostile text, worst per family, at each size."""
+    from vgau_data.metrics.hostile import hostile_texts
+    from vgau_data.puzzles.base import AnswerError
+    from vgau_data.registry import FAMILIES
+
+    worst: dict[str, dict[float, tuple[float, str]]] = {}
+    for spec in FAMILIES.values():
+        for size_mb in sizes_mb:
+            for name, text in hostile_texts(spec, int(size_mb * 1e6)):
+                start = time.perf_counter()
+                try:
+                    spec.parse_answer(text)
+                except AnswerError:
+                    pass
+                per_mb = (time.perf_counter() - start) / (len(text.encode("utf-8", "surrogatepass")) / 1e6)
+                best = worst.setdefault(spec.name, {}).get(size_mb, (0.0, ""))
+                worst[spec.name][size_mb] = max(best, (per_mb, name))
+    small, large = sizes_mb
+    print(f"\nparse_answer on hostile text: worst seconds per MB of answer text ({small:g} MB and {large:g} MB)")
+    print(f"{'':9}{'s/MB small':>12}{'s/MB large':>12}{'growth':>8}  worst text")
+    figures: dict[str, Any] = {}
+    for family, by_size in worst.items():
+        (per_small, _), (per_large, name) = by_size[small], by_size[large]
+        growth = per_large / per_small if per_small else float("nan")
+        print(f"{family:9}{per_small:>12.3f}{per_large:>12.3f}{growth:>7.1f}x  {name}")
+        figures[family] = {"s_per_mb_small": per_small, "s_per_mb_large": per_large, "worst": name}
+    overall = max(max(v[small][0], v[large][0]) for v in worst.values())
+    print(f"worst over families: {overall:.3f} s/MB (target < 0.5)")
+    figures["worst_s_per_mb"] = overall
+    return figures
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", default=None, help="built dataset folder (default: build one, 600 rows)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="build workers when building")
     parser.add_argument("--pin", action="store_true", help="pin this process to CPU 0")
     parser.add_argument("--json", default=None, help="also write the figures as JSON here")
+    parser.add_argument("--hostile-mb", type=float, nargs=2, default=(0.5, 4.0), metavar=("SMALL", "LARGE"),
+                        help="sizes of the hostile answer texts, in MB (default 0.5 4)")
     args = parser.parse_args(argv)
 
     if args.pin and hasattr(os, "sched_setaffinity"):
@@ -135,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"evaluate.load: {figures['evaluate_load_s']:.2f} s; compute on {len(refs)} rows "
               f"(cold state cache): {figures['evaluate_compute_s']:.3f} s, "
               f"with return_details: {figures['evaluate_compute_details_s']:.3f} s; optimal_accuracy 1.0")
+
+    figures["hostile"] = hostile_parse_costs(args.hostile_mb)
 
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

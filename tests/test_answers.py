@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vgau_data.answers import last_tagged, load_lenient, read_value
+from vgau_data.answers import MAX_ANSWER_CHARS, answer_text, last_tagged, load_lenient, read_value
 from vgau_data.puzzles.base import AnswerError
 
 
@@ -47,6 +47,17 @@ def test_load_lenient__is_fast_on_ten_megabytes() -> None:
 def test_last_tagged__last_complete_pair_wins_and_tags_ignore_case() -> None:
     assert last_tagged("<Answer>A</ANSWER> ... <answer>B,C</answer> <answer>unclosed", "answer") == "B,C"
     assert last_tagged("</answer> only a closer", "answer") is None
+
+
+def test_last_tagged__characters_that_lower_to_two_do_not_shift_the_payload() -> None:
+    assert last_tagged("\u0130" * 5 + "<ANSWER>up</answer>", "answer") == "up"
+
+
+@pytest.mark.parametrize(("text", "code"), [(None, "no_answer"), (42, "no_answer"), ("x" * (MAX_ANSWER_CHARS + 1), "bad_format")])
+def test_answer_text__rejects_what_no_parser_should_read(text: object, code: str) -> None:
+    with pytest.raises(AnswerError) as caught:
+        answer_text(text)
+    assert caught.value.code == code
 
 
 def test_read_value__returns_the_end_of_the_value() -> None:

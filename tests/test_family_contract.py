@@ -6,12 +6,15 @@ bucket table, the oracle aid's look and each question's answer format.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
+from vgau_data.answers import MAX_ANSWER_CHARS
+from vgau_data.metrics.hostile import hostile_texts
 from vgau_data.oracle_aids import annotate, oracle_aid
-from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec
+from vgau_data.puzzles.base import DIFFICULTIES, AnswerError, FamilySpec
 from vgau_data.puzzles.checks import check_family
 from vgau_data.registry import FAMILIES
 from vgau_data.seeding import instance_seed, rng_for
@@ -84,3 +87,29 @@ def test_family__questions_state_the_exact_answer_format(spec: FamilySpec, diffi
         assert markers[spec.name] in question
         assert spec.answer_payload(solution.answer) not in question
     assert spec.question(state, "text_cot") != spec.question(state, "direct")
+
+
+HOSTILE_SIZE = 300_000
+"""Characters per hostile text: quadratic parsing would take minutes here, linear takes milliseconds."""
+
+
+@pytest.mark.parametrize("spec", FAMILY_PARAMS)
+def test_family__parse_answer_is_fast_on_hostile_text(spec: FamilySpec) -> None:
+    for name, text in hostile_texts(spec, HOSTILE_SIZE):
+        start = time.perf_counter()
+        for parse in (spec.parse_answer, spec.parse_steps):
+            try:
+                parse(text)
+            except AnswerError as error:
+                assert error.code in {"no_answer", "bad_format", "unknown_action"}
+        assert time.perf_counter() - start < 2.0, f"{spec.name} took {time.perf_counter() - start:.1f} s on {name}"
+
+
+@pytest.mark.parametrize("spec", FAMILY_PARAMS)
+def test_family__parse_answer_caps_the_text_it_reads(spec: FamilySpec, instances) -> None:
+    _, solution = instances[(spec.name, "easy")]
+    answer = spec.format_answer(solution.answer)
+    assert spec.parse_answer(" " * (MAX_ANSWER_CHARS - len(answer)) + answer) == tuple(solution.answer)
+    with pytest.raises(AnswerError) as caught:
+        spec.parse_answer(" " * (MAX_ANSWER_CHARS + 1 - len(answer)) + answer)
+    assert caught.value.code == "bad_format"

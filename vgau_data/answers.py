@@ -16,6 +16,9 @@ from typing import Any
 
 from vgau_data.types import AnswerError
 
+MAX_ANSWER_CHARS = 16_000_000
+"""Longest model text parsed; longer is ``bad_format``. Far above any reply (128k tokens are
+under a million characters), it bounds the time and memory one answer can cost."""
 MAX_PAYLOAD_CHARS = 200_000
 """Longest tagged payload read; the longest honest answer is a few kilobytes."""
 MAX_DEPTH = 16
@@ -27,7 +30,42 @@ _BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None, "none": None}
 _STRICT = json.JSONDecoder()
+_STRING_RUN = {quote: re.compile(rf"[^{quote}\\]*") for quote in "\"'"}
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", '"': '"', "'": "'"}
+
+
+def answer_text(text: object) -> str:
+    """``text`` if it is a string a parser may read; else ``AnswerError`` (``no_answer`` or ``bad_format``).
+
+    Every family's ``parse_answer`` starts here, so no parser sees more than
+    ``MAX_ANSWER_CHARS`` characters.
+
+    Example:
+        >>> answer_text(None)
+        Traceback (most recent call last):
+        ...
+        vgau_data.puzzles.base.AnswerError: no_answer: not text: NoneType
+    """
+    if not isinstance(text, str):
+        raise AnswerError("no_answer", f"not text: {type(text).__name__}")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerError("bad_format", f"answer of {len(text)} characters (at most {MAX_ANSWER_CHARS})")
+    return text
+
+
+def lower_aligned(text: str) -> str:
+    """``text`` lower-cased with every index unchanged (so indexes found in it slice ``text``).
+
+    ``str.lower`` turns a few characters into two (``"İ"``); then only A-Z are lowered.
+
+    Example:
+        >>> lower_aligned("İ<A>")
+        'İ<a>'
+    """
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
 
 
 def last_tagged(text: str, tag: str) -> str | None:
@@ -39,7 +77,7 @@ def last_tagged(text: str, tag: str) -> str | None:
         >>> last_tagged("no tags", "a") is None
         True
     """
-    lowered = text.lower()
+    lowered = lower_aligned(text)
     close = lowered.rfind(f"</{tag.lower()}>")
     if close < 0:
         return None
@@ -202,23 +240,21 @@ def _read_scalar(text: str, pos: int) -> tuple[Any, int]:
 
 def _read_string(text: str, pos: int) -> tuple[str, int]:
     quote = text[pos]
+    plain_run = _STRING_RUN[quote]
     pos += 1
     parts: list[str] = []
     n = len(text)
-    while pos < n:
-        end = pos
-        while end < n and text[end] not in (quote, "\\"):
-            end += 1
+    while True:
+        end = plain_run.match(text, pos).end()  # type: ignore[union-attr]  # [^...]* always matches
         parts.append(text[pos:end])
         if end >= n:
-            break
+            raise AnswerError("bad_format", "unterminated string")
         if text[end] == quote:
             return "".join(parts), end + 1
         escape = text[end + 1 : end + 2]
-        if escape == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[end + 2 : end + 6]):
+        if escape == "u" and _HEX4.match(text, end + 2):
             parts.append(chr(int(text[end + 2 : end + 6], 16)))
             pos = end + 6
         else:
             parts.append(_ESCAPES.get(escape, escape))
             pos = end + 2
-    raise AnswerError("bad_format", "unterminated string")

@@ -461,6 +461,9 @@ def test_parse_answer__truncated_list_keeps_clean_pairs() -> None:
         '"from": [' + "9" * 100_000 + ', 1], "direction": "UP"',
         "\ud800\udfff\x00" * 100_000 + "İ" * 1000 + '"solution": [{"from": [1, 1], "direction": "UP"}]',
         "from from: [from: [1, 2] direction" * 100_000,
+        "from: [1, 2]" + " " * 1_000_000 + "x",  # issue 10: two \s* around an optional comma backtracked
+        "from: [1, 2] ," + " " * 1_000_000 + "direction",
+        '{"solution": [{"from": [1, 2], "direction": "' + "\\u" * 500_000,
     ],
 )
 def test_parse_answer__hostile_input_is_bounded(text: str) -> None:

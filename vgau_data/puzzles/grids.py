@@ -29,7 +29,7 @@ from typing import Any, Final
 import numpy as np
 from PIL import Image
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, last_tagged, load_lenient, strip_fences
+from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_tagged, load_lenient, strip_fences
 from vgau_data.errors import StateError
 from vgau_data.puzzles.base import AnswerError, Cell, Direction, canonical_json, parse_direction
 from vgau_data.rendering import BoardGeometry
@@ -75,8 +75,7 @@ def parse_direction_answer(text: str) -> tuple[Direction, ...]:
         >>> parse_direction_answer("<ANSWER_JSON>down, R</ANSWER_JSON>")
         ('down', 'right')
     """
-    if not isinstance(text, str):
-        raise AnswerError("no_answer", f"not text: {type(text).__name__}")
+    text = answer_text(text)
     payload = last_tagged(text, DIRECTION_TAG)
     if payload is None:
         raise AnswerError("no_answer", f"no <{DIRECTION_TAG}>...</{DIRECTION_TAG}> found")

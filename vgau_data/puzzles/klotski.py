@@ -41,7 +41,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, read_value
+from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, read_value
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles import klotski_fidelity
 from vgau_data.puzzles.base import (
@@ -631,7 +631,7 @@ def render(state: KlotskiState) -> Image.Image:
 _SOLUTION_KEY = re.compile(r"""solution["']?\s*[:=]\s*\[""", re.IGNORECASE)
 _SOLUTION_TAIL = re.compile(r"""["']?\s*[:=]\s*\[""")
 _PAIR = re.compile(
-    r"""(?<![A-Za-z])from["']?\s*[:=]\s*\[\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*\]\s*,?\s*"""
+    r"""(?<![A-Za-z])from["']?\s*[:=]\s*\[\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*\]\s*(?:,\s*)?"""
     r"""["']?direction["']?\s*[:=]\s*["']?([A-Za-z]{1,16})""",
     re.IGNORECASE,
 )
@@ -653,8 +653,7 @@ def parse_answer(text: str) -> tuple[Step, ...]:
         >>> parse_answer('Done: {"solution": [{"from": [3, 2], "direction": "D"}]}')
         (((3, 2), 'down'),)
     """
-    if not isinstance(text, str):
-        raise AnswerError("no_answer", f"not text: {type(text).__name__}")
+    text = answer_text(text)
     key = _last_solution_key(text)
     if key is None:
         runs = _pair_runs(text, 0)

@@ -37,7 +37,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, last_tagged, load_lenient
+from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_tagged, load_lenient
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles.base import (
     AnswerError,
@@ -458,8 +458,7 @@ def parse_answer(text: str) -> tuple[Step, ...]:
         >>> parse_answer("so: <ANSWER_JSON>[[[0,0],[0,2]], [[1,0],[3,0]],]</answer_json>")
         (((0, 0), (0, 2)), ((1, 0), (3, 0)))
     """
-    if not isinstance(text, str):
-        raise AnswerError("no_answer", f"not text: {type(text).__name__}")
+    text = answer_text(text)
     payload = last_tagged(text, "answer_json")
     if payload is None:
         raise AnswerError("no_answer", "no <answer_json>...</answer_json>")

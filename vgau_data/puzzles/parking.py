@@ -41,7 +41,7 @@ from typing import Final, Literal
 
 import numpy as np
 
-from vgau_data.answers import last_tagged, load_lenient
+from vgau_data.answers import answer_text, last_tagged, load_lenient
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles import parking_fidelity
 from vgau_data.puzzles.base import (
@@ -629,8 +629,7 @@ def parse_answer(text: str) -> tuple[Step, ...]:
         >>> parse_answer("<answer_json>[{'car': 'a', 'direction': 'U'},]</answer_json>")
         (('A', 'up'),)
     """
-    if not isinstance(text, str):
-        raise AnswerError("no_answer", f"expected text, got {type(text).__name__}")
+    text = answer_text(text)
     payload = last_tagged(text, ANSWER_TAG)
     if payload is None:
         raise AnswerError("no_answer", f"no <{ANSWER_TAG}>...</{ANSWER_TAG}> found")

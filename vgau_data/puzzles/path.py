@@ -46,7 +46,7 @@ from typing import Final
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vgau_data.answers import last_tagged, strip_fences
+from vgau_data.answers import answer_text, last_tagged, strip_fences
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles.base import (
     DELTAS,
@@ -512,8 +512,7 @@ def parse_answer(text: str) -> tuple[str, ...]:
         >>> parse_answer("<answer></answer>")
         ()
     """
-    if not isinstance(text, str):
-        raise AnswerError("no_answer", f"not text: {type(text).__name__}")
+    text = answer_text(text)
     payload = last_tagged(text, TAG)
     if payload is None:
         raise AnswerError("no_answer", f"no <{TAG}>...</{TAG}> found")
