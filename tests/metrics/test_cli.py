@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from vgau_data.cli import main
+from vgau_data.metrics.baselines import oracle_output
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.results import score_submission
-from vgau_data.metrics.submission import read_submission, submission_lines
+from vgau_data.metrics.submission import MIB, read_submission, submission_lines
+from tests.bounded import run_cli_bounded
 
 
 @pytest.fixture()
@@ -178,3 +183,182 @@ def test_score__unreachable_dataset_exit_2(
     assert main(["score", str(oracle_file), "--dataset", dataset]) == 2
     err = capsys.readouterr().err
     assert dataset in err and ("neither a built folder" in err or "could not get the dataset repo" in err)
+
+
+# ------------------------------------------------------------------ hostile submissions (issue 10), bounded
+
+
+def header_line(references: ReferenceSet) -> str:
+    return json.dumps({"vgau_submission": 1, "model": "m", "harness": "h",
+                       "dataset": {"source": "x", "fingerprint": references.fingerprint}})
+
+
+def record_line(row_id: str, protocol: str = "direct", run: int = 0, output: str = "") -> str:
+    return json.dumps({"id": row_id, "protocol": protocol, "run": run, "output": output})
+
+
+def bomb(path: Path, *members: bytes, repeat: int) -> Path:
+    """Concatenated gzip members, each compressed once: megabytes that decompress to gigabytes."""
+    path.write_bytes(b"".join(gzip.compress(member, 9) for member in members) * repeat)
+    return path
+
+
+def test_score__a_new_protocol_per_line_with_run_999_is_refused_at_once(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path
+) -> None:
+    row_id = references.rows[0].id
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join([header_line(references)] + [record_line(row_id, f"p{i}", 999) for i in range(300)]) + "\n")
+    run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(
+        "line 2: run 999 of 'p0' means 1000 runs", "--max-runs"
+    )
+
+
+def test_score__protocols_past_the_limit_are_refused_naming_the_line(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path
+) -> None:
+    row_id = references.rows[0].id
+    path = tmp_path / "protocols.jsonl"
+    path.write_text("\n".join([header_line(references)] + [record_line(row_id, f"p{i}") for i in range(300)]) + "\n")
+    run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(
+        "line 34: protocol 'p32' is protocol number 33, over the limit of 32", "--max-protocols"
+    )
+
+
+def test_score__every_protocol_and_run_the_limits_allow_scores_in_time(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path
+) -> None:
+    row_id = references.rows[0].id
+    lines = [header_line(references)] + [record_line(row_id, f"p{i}", run) for i in range(32) for run in range(10)]
+    path, results = tmp_path / "full.jsonl", tmp_path / "results.json"
+    path.write_text("\n".join(lines) + "\n")
+    done = run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset), "--out", str(results)])
+    assert done.returncode == 0, done.stderr
+    body = json.loads(results.read_text())["m"]
+    assert len(body) == 33 and body["p31"]["runs"] == 10
+
+
+@pytest.mark.parametrize(
+    ("name", "members", "repeat", "message"),
+    [
+        ("zeros", [b"\0" * MIB], 4000, "line 1: longer than 8 MiB"),
+        ("newlines", [b"\n" * MIB], 4000, "line 500001: more than 500000 lines"),
+        ("blank_lines", [b" " * MIB + b"\n"], 4000, "line 257: the submission decompresses to more than 256 MiB"),
+        ("long_output", [b'{"id": "maze-easy-0000", "protocol": "direct", "run": 0, "output": "' + b"u" * MIB * 9], 1,
+         "line 2: longer than 8 MiB"),
+    ],
+)
+def test_score__gzip_bombs_stop_at_the_limits(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path, name: str, members: list, repeat: int, message: str
+) -> None:
+    header = (header_line(references) + "\n").encode()
+    path = tmp_path / f"{name}.jsonl.gz"
+    path.write_bytes(gzip.compress(header) if name != "zeros" else b"")
+    path.write_bytes(path.read_bytes() + bomb(tmp_path / "b.gz", *members, repeat=repeat).read_bytes())
+    assert path.stat().st_size < 10 * MIB
+    run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(message)
+
+
+def test_score__a_bomb_of_distinct_big_records_stays_in_memory_bounds(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path
+) -> None:
+    ids = [row.id for row in references.rows]
+    members = [(header_line(references) + "\n").encode()] + [
+        (record_line(ids[i % len(ids)], f"p{i // len(ids)}", 0, "u" * (4 * MIB - 100)) + "\n").encode() for i in range(70)
+    ]
+    path = bomb(tmp_path / "big.jsonl.gz", *members, repeat=1)
+    run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(
+        "decompresses to more than 256 MiB"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("fake.jsonl.gz", b'{"vgau_submission": 1}\n', "not a gzip file, though its name ends in .gz"),
+        ("cut.jsonl.gz", gzip.compress(b"x" * 100_000)[:50], "the gzip data is corrupt"),
+        ("packed.jsonl", gzip.compress(b"{}"), "the file is gzip-compressed"),
+    ],
+)
+def test_score__a_broken_gzip_is_a_one_line_error(
+    scoring_dataset: Path, tmp_path: Path, name: str, data: bytes, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(message)
+
+
+def test_score__limits_can_be_raised_by_flags(scoring_dataset: Path, references: ReferenceSet, tmp_path: Path) -> None:
+    row_id = references.rows[0].id
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join([header_line(references)] + [record_line(row_id, f"p{i}", 11) for i in range(40)]) + "\n")
+    assert main(["score", str(path), "--dataset", str(scoring_dataset)]) == 2
+    assert main(["score", str(path), "--dataset", str(scoring_dataset), "--max-protocols", "40", "--max-runs", "12"]) == 0
+
+
+# ------------------------------------------------------------------ fuzz: whole submission files through the CLI
+
+FUZZ_PROTOCOLS = ["direct", "text_cot", "oracle_vcot_fixed", "zz_probe"]
+
+
+@st.composite
+def submission_files(draw: st.DrawFn, references: ReferenceSet) -> bytes:
+    """Whole submission files: a valid or broken header, then record lines, junk and blanks.
+
+    Half the files are well formed (outputs still arbitrary), so both scoring and refusal get exercised.
+    """
+    rows = references.rows
+    broken = draw(st.integers(0, 3)) == 2  # not 0: hypothesis favours boundary values
+
+    def mostly(draw: st.DrawFn, usual: st.SearchStrategy, rare: st.SearchStrategy) -> object:
+        return draw(rare if broken and draw(st.integers(0, 5)) == 3 else usual)
+
+    junk = st.one_of(st.just(""), st.just("{"), st.just("[1, 2]"), st.text(max_size=30),
+                     st.binary(max_size=30).map(lambda b: b.decode("latin-1")), st.just(header_line(references)))
+    header = mostly(draw, st.sampled_from([header_line(references), header_line(references).replace('"m"', '"\\u001b[31mm\\u202e"')]),
+                    st.one_of(st.just('{"vgau_submission": 2}'), junk))
+    lines, keys = [header], set()
+    for _ in range(draw(st.integers(0, 12))):
+        obj = {
+            "id": mostly(draw, st.sampled_from([r.id for r in rows]), st.sampled_from(["maze-hard-9999", 7])),
+            "protocol": draw(st.sampled_from(FUZZ_PROTOCOLS)),
+            "run": mostly(draw, st.integers(0, 3), st.sampled_from([10, 999, "0", -1])),
+            "output": draw(st.one_of(st.none(), st.text(max_size=40), st.sampled_from(rows).map(oracle_output),
+                                     st.sampled_from(["", "<ANSWER_JSON>[\"up\"]</ANSWER_JSON>", "\x1b[2J\u202e"]))),
+        }
+        if broken and draw(st.integers(0, 9)) == 4:
+            obj[draw(st.sampled_from(["meta", "extra"]))] = draw(st.sampled_from([{"k": 1}, "x"]))
+        key = (obj["id"], obj["protocol"], obj["run"])
+        if broken or key not in keys:
+            keys.add(key)
+            lines.append(mostly(draw, st.just(json.dumps(obj)), junk))
+    return ("\n".join(lines) + draw(st.sampled_from(["", "\n"]))).encode("utf-8", "surrogatepass")
+
+
+def test_score__fuzzed_submission_files_score_or_fail_in_one_error(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder = tmp_path_factory.mktemp("fuzz")
+
+    @settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=submission_files(references), packed=st.booleans())
+    def check(data: bytes, packed: bool) -> None:
+        path = folder / ("s.jsonl.gz" if packed else "s.jsonl")
+        path.write_bytes(gzip.compress(data) if packed else data)
+        results = folder / "results.json"
+        results.unlink(missing_ok=True)
+        code = main(["score", str(path), "--dataset", str(scoring_dataset), "--out", str(results)])
+        assert code in (0, 2)
+        if code == 0:
+            submission = read_submission(path)
+            ((model, body),) = json.loads(results.read_text()).items()
+            assert model == submission.header.model
+            for protocol in submission.protocols():
+                result = body[protocol]
+                assert result["runs"] == len(submission.runs(protocol))
+                assert 0 <= result["optimal_accuracy"] <= result["feasible_accuracy"] <= result["parse_rate"] <= 1
+                present = [sum(r.protocol == protocol and r.run == run for r in submission.records)
+                           for run in submission.runs(protocol)]
+                assert result["missing"] == [len(references.rows) - n for n in present]
+
+    check()

@@ -12,8 +12,10 @@ import pytest
 from vgau_data.errors import SubmissionError
 from vgau_data.metrics import submission_schema_path
 from vgau_data.metrics.submission import (
+    MIB,
     Submission,
     SubmissionHeader,
+    SubmissionLimits,
     SubmissionRecord,
     header_problems,
     base_protocol,
@@ -207,3 +209,77 @@ def test_base_protocol__longest_known_prefix() -> None:
     assert base_protocol("oracle_vcot_fixed_cap40") == "oracle_vcot_fixed"
     assert base_protocol("oracle_vcotx") is None
     assert base_protocol("text_cot") == "text_cot"
+
+
+# ------------------------------------------------------------------ limits (issue 10)
+
+
+def gz_members(path: Path, *members: bytes, repeat: int = 1) -> Path:
+    """A .gz of concatenated gzip members (each compressed once, repeated): a cheap bomb."""
+    path.write_bytes(b"".join(gzip.compress(member, 9) for member in members) * repeat)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("limits", "text_lines", "message"),
+    [
+        (SubmissionLimits(max_protocols=2), lines(HEADER, RECORD, {**RECORD, "protocol": "a"}, {**RECORD, "protocol": "b"}),
+         "line 4: protocol 'b' is protocol number 3, over the limit of 2 (raise it with --max-protocols)"),
+        (SubmissionLimits(max_runs=3), lines(HEADER, RECORD, {**RECORD, "run": 999}),
+         "line 3: run 999 of 'direct' means 1000 runs (runs are 0..k-1), over the limit of 3 (raise it with --max-runs)"),
+        (SubmissionLimits(max_lines=3), lines(HEADER, RECORD) + ["", ""], "line 4: more than 3 lines (raise the limit with --max-lines)"),
+        (SubmissionLimits(max_line_mb=1), lines(HEADER, {**RECORD, "output": "x" * MIB}),
+         "line 2: longer than 1 MiB (raise the limit with --max-line-mb)"),
+    ],
+)
+def test_read__refuses_past_a_limit_naming_the_line(limits: SubmissionLimits, text_lines: list, message: str) -> None:
+    with pytest.raises(SubmissionError, match="^submission: " + message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        read_submission(text_lines, limits=limits)
+
+
+def test_read__at_the_limits_is_accepted() -> None:
+    limits = SubmissionLimits(max_protocols=2, max_runs=3, max_lines=4, max_line_mb=1)
+    sub = read_submission(lines(HEADER, {**RECORD, "run": 2}, {**RECORD, "protocol": "a", "output": "x" * (MIB - 80)}), limits=limits)
+    assert sub.protocols() == ["direct", "a"] and sub.runs("direct") == [0, 1, 2]
+
+
+def test_limits__must_be_positive_integers() -> None:
+    with pytest.raises(ValueError, match="max_runs must be a positive integer"):
+        SubmissionLimits(max_runs=0)
+
+
+def test_read__file_size_is_checked_before_reading(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"\n" * (MIB + 1))
+    with pytest.raises(SubmissionError, match=r"the file is 1\.0 MiB, over the limit of 1 MiB \(raise it with --max-file-mb\)"):
+        read_submission(path, limits=SubmissionLimits(max_file_mb=1))
+
+
+def test_read__decompression_stops_at_the_data_limit(tmp_path: Path) -> None:
+    header = (json.dumps(HEADER) + "\n").encode()
+    bomb = gz_members(tmp_path / "bomb.jsonl.gz", header, b" " * MIB + b"\n", repeat=3)
+    with pytest.raises(SubmissionError, match=r"line 4: the submission decompresses to more than 2 MiB \(raise the limit with --max-data-mb\)"):
+        read_submission(bomb, limits=SubmissionLimits(max_data_mb=2))
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("plain.jsonl.gz", json.dumps(HEADER).encode() + b"\n", "not a gzip file, though its name ends in .gz"),
+        ("packed.jsonl", gzip.compress(json.dumps(HEADER).encode()), "the file is gzip-compressed; name it .jsonl.gz"),
+        ("cut.jsonl.gz", gzip.compress((json.dumps(HEADER) + "\n").encode() * 50)[:-30], r"line 31: the gzip data is corrupt \(Compressed file ended"),
+        ("noise.jsonl.gz", b"\x1f\x8b" + bytes(range(256)) * 4, "line 1: the gzip data is corrupt"),
+    ],
+)
+def test_read__broken_gzip_is_a_submission_error(tmp_path: Path, name: str, data: bytes, message: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(SubmissionError, match=message):
+        read_submission(path)
+
+
+def test_read__problems_past_the_shown_ones_are_counted_not_kept() -> None:
+    with pytest.raises(SubmissionError) as caught:
+        read_submission(lines(HEADER) + ["{"] * 100_000)
+    message = str(caught.value)
+    assert "100000 problem(s)" in message and "... and 99980 more" in message and len(message) < 5000

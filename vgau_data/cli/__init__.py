@@ -12,6 +12,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from vgau_data.cli.args import OneLineErrorParser, terminal_safe
 from vgau_data.errors import VgauError
 
 SUBCOMMANDS: tuple[str, ...] = ("build", "push", "score", "baseline", "convert", "publish-metric", "run", "merge")
@@ -19,7 +20,7 @@ SUBCOMMANDS: tuple[str, ...] = ("build", "push", "score", "baseline", "convert",
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vgau-data", description="The VGAU-Diag visual planning benchmark.")
+    parser = OneLineErrorParser(prog="vgau-data", description="The VGAU-Diag visual planning benchmark.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
@@ -31,13 +32,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (tests call ``main([...])``)."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(_TerminalSafeFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, handlers=[handler])
     try:
         return int(args.handler(args))
-    except VgauError as error:
-        print(f"vgau-data {args.command}: error: {error}", file=sys.stderr)
+    except (VgauError, OSError) as error:  # user errors, and files that cannot be read or written
+        print(terminal_safe(f"vgau-data {args.command}: error: {error}"), file=sys.stderr)
         return 2
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+class _TerminalSafeFormatter(logging.Formatter):
+    """Log lines carry text from files and servers: escape its control characters."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from vgau_data.cli.args import output_dir, output_file, positive_int, say
 
 if TYPE_CHECKING:
     from vgau_data.metrics.submission import Submission
@@ -20,6 +21,9 @@ EPILOG = """examples:
 Every dataset row counts in every (protocol, run) present: rows left out score as failed
 ('missing'). Unknown ids, duplicate (id, protocol, run) lines and a dataset fingerprint
 other than the one in the header are errors (exit status 2).
+
+Limits: a submission past any --max-* limit is refused (exit status 2, naming the line);
+the defaults are far above an honest submission, raise them for a bigger one.
 """
 
 
@@ -31,15 +35,42 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("submission", help="submission JSONL file (.jsonl or .jsonl.gz), see submission.schema.json")
     parser.add_argument("--dataset", required=True, help="built dataset folder or Hub repo id (e.g. vgau/puzzles)")
     parser.add_argument("--revision", default=None, help="Hub revision of the dataset (repo ids only)")
-    parser.add_argument("--out", default=None, help="write results.json here")
-    parser.add_argument("--details", default=None, help="also write per-row verdicts (JSONL) here")
+    parser.add_argument("--out", type=output_file, default=None, help="write results.json here")
+    parser.add_argument("--details", type=output_file, default=None, help="also write per-row verdicts (JSONL) here")
     parser.add_argument("--plot", action="store_true", help="write a bar chart PNG per protocol (needs matplotlib)")
-    parser.add_argument("--plot-dir", default=None, help="folder for the PNGs (default: next to --out, else '.')")
+    parser.add_argument("--plot-dir", type=output_dir, default=None,
+                        help="folder for the PNGs (default: next to --out, else '.')")
     parser.add_argument("--families", nargs="+", default=None, metavar="FAMILY",
                         help="score only these families' rows (the results record the subset)")
     parser.add_argument("--allow-fingerprint-mismatch", action="store_true",
                         help="score even if the submission was made on another dataset build (warns)")
+    add_limit_flags(parser)
     parser.set_defaults(handler=run)
+
+
+def add_limit_flags(parser: argparse.ArgumentParser) -> None:
+    """One ``--max-*`` flag per ``SubmissionLimits`` field, defaulting to its default."""
+    from vgau_data.metrics.submission import DEFAULT_LIMITS
+
+    limits = parser.add_argument_group("limits (a submission past one is refused)")
+    helps = {
+        "max_file_mb": "file size on disk in MiB, compressed size for .gz",
+        "max_data_mb": "MiB of JSONL after decompression",
+        "max_line_mb": "longest line in MiB",
+        "max_lines": "lines in the file, blank ones included",
+        "max_protocols": "distinct protocols",
+        "max_runs": "runs per protocol",
+    }
+    for name, text in helps.items():
+        default = getattr(DEFAULT_LIMITS, name)
+        limits.add_argument("--" + name.replace("_", "-"), type=positive_int, default=default, metavar="N",
+                            help=f"{text} (default {default})")
+
+
+def limits_from(args: argparse.Namespace) -> Any:
+    from vgau_data.metrics.submission import SubmissionLimits
+
+    return SubmissionLimits(**{name: getattr(args, name) for name in SubmissionLimits.__dataclass_fields__})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from vgau_data.metrics.submission import read_submission
     from vgau_data.metrics.tables import format_report
 
-    submission = read_submission(args.submission)
+    submission = read_submission(args.submission, limits=limits_from(args))
     references = load_references(args.dataset, revision=args.revision)
     if args.families:
         chosen = references.subset(args.families)
@@ -59,21 +90,21 @@ def run(args: argparse.Namespace) -> int:
         submission, references, allow_fingerprint_mismatch=args.allow_fingerprint_mismatch, details=details
     )
     model, meta, protocols = protocol_results(results)
-    print(format_report(model, protocols, meta["warnings"]))
+    say(format_report(model, protocols, meta["warnings"]))
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        print(f"\nwrote {out}", file=sys.stderr)
+        say(f"\nwrote {out}", err=True)
     if details is not None:
         _write_details(Path(args.details), details)
-        print(f"wrote {args.details}", file=sys.stderr)
+        say(f"wrote {args.details}", err=True)
     if args.plot:
         from vgau_data.metrics.plots import plot_results
 
         plot_dir = Path(args.plot_dir) if args.plot_dir else (Path(args.out).parent if args.out else Path("."))
         for path in plot_results(model, protocols, plot_dir, families=references.families):
-            print(f"wrote {path}", file=sys.stderr)
+            say(f"wrote {path}", err=True)
     return 0
 
 

@@ -14,6 +14,11 @@ Schema of one line; the reader here applies the same rules without needing
 comes first and once, ``(id, protocol, run)`` is unique. A file ending in ``.gz`` is read
 and written gzipped.
 
+Reading is bounded (``SubmissionLimits``, each overridable by a ``vgau-data score``
+flag): the file size, the bytes after decompression, the length and number of lines,
+the protocols and the runs per protocol. Past a limit, reading stops with a
+``SubmissionError`` naming the line, so a hostile file costs at most the limits.
+
 Checks against a dataset (``check_against``): every id must be a dataset row, and the
 header's fingerprint must equal the dataset's. Rows a ``(protocol, run)`` leaves out are
 not an error here: scoring counts them as failed (``results.score_submission``).
@@ -25,6 +30,7 @@ import gzip
 import json
 import logging
 import re
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +64,10 @@ KNOWN_PROTOCOLS: tuple[str, ...] = (
 (runner variants such as ``oracle_aug_vcot_last2``) count as known; others score with a warning."""
 
 MAX_RUN = 999
+"""Highest run index the schema allows; ``SubmissionLimits.max_runs`` caps runs per protocol."""
 MAX_PROBLEMS_SHOWN = 20
+MIB = 1024 * 1024
+_GZIP_MAGIC = b"\x1f\x8b"
 _PROTOCOL = re.compile(r"[a-z][a-z0-9_]*")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 _HEADER_KEYS = frozenset({"vgau_submission", "model", "harness", "dataset", "settings", "created", "notes"})
@@ -68,6 +77,40 @@ _RECORD_KEYS = frozenset({"id", "protocol", "run", "output", "meta"})
 
 class FingerprintMismatchError(SubmissionError):
     """The submission was produced on a different dataset build than the one scored against."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SubmissionLimits:
+    """The most that reading one submission may cost; past any of them it is refused.
+
+    The defaults are far above an honest submission (600 rows x 13 protocols x 3 runs of
+    8192-token answers is under 200 MiB) and keep a hostile one under a second and a
+    few hundred MiB. ``vgau-data score`` has a flag per field (``--max-file-mb`` ...).
+
+    Attributes:
+        max_file_mb: size of the file on disk (compressed size for ``.gz``), MiB.
+        max_data_mb: bytes read after decompression, MiB.
+        max_line_mb: longest line, MiB.
+        max_lines: lines in the file, blank ones included.
+        max_protocols: distinct protocols.
+        max_runs: runs per protocol (run indexes ``0..max_runs-1``).
+    """
+
+    max_file_mb: int = 256
+    max_data_mb: int = 256
+    max_line_mb: int = 8
+    max_lines: int = 500_000
+    max_protocols: int = 32
+    max_runs: int = 10
+
+    def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"SubmissionLimits.{name} must be a positive integer, got {value!r}")
+
+
+DEFAULT_LIMITS = SubmissionLimits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,80 +312,158 @@ def _open_text(path: Path, mode: str) -> IO[Any]:
     return open(path, mode + "b")
 
 
-def _numbered_lines(source: str | Path | Iterable[str | bytes]) -> Iterator[tuple[int, str | bytes]]:
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        if not path.is_file():
-            raise SubmissionError(f"submission file {str(path)!r} does not exist")
-        with _open_text(path, "r") as handle:
-            yield from enumerate(handle, start=1)
-    else:
-        yield from enumerate(source, start=1)
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
-def _raise_problems(where: str, problems: Sequence[str]) -> None:
-    shown = "\n  ".join(problems[:MAX_PROBLEMS_SHOWN])
-    more = f"\n  ... and {len(problems) - MAX_PROBLEMS_SHOWN} more" if len(problems) > MAX_PROBLEMS_SHOWN else ""
-    raise SubmissionError(
-        f"{where}: {len(problems)} problem(s); see the format in submission.schema.json:\n  {shown}{more}"
-    )
+def _file_lines(path: Path, limits: SubmissionLimits) -> Iterator[tuple[int, bytes]]:
+    """Numbered raw lines of a submission file, within ``limits`` (decompressing ``.gz``)."""
+    if not path.is_file():
+        raise SubmissionError(f"submission file {str(path)!r} does not exist")
+    size = path.stat().st_size
+    if size > limits.max_file_mb * MIB:
+        raise SubmissionError(
+            f"{path}: the file is {size / MIB:.1f} MiB, over the limit of {limits.max_file_mb} MiB "
+            f"(raise it with {_flag('max_file_mb')})"
+        )
+    with open(path, "rb") as raw:
+        gzipped = raw.read(2) == _GZIP_MAGIC
+    if gzipped != (path.suffix == ".gz"):
+        raise SubmissionError(
+            f"{path}: the file is gzip-compressed; name it .jsonl.gz"
+            if gzipped
+            else f"{path}: not a gzip file, though its name ends in .gz; decompress it or rename it .jsonl"
+        )
+    with _open_text(path, "r") as handle:
+        number, data = 0, 0
+        while True:
+            try:
+                line = handle.readline(limits.max_line_mb * MIB + 1)
+            except (OSError, EOFError, zlib.error) as error:
+                raise SubmissionError(f"{path}: line {number + 1}: the gzip data is corrupt ({error})") from None
+            if not line:
+                return
+            number += 1
+            data += len(line)
+            if data > limits.max_data_mb * MIB:
+                raise SubmissionError(
+                    f"{path}: line {number}: the submission decompresses to more than {limits.max_data_mb} MiB "
+                    f"(raise the limit with {_flag('max_data_mb')})"
+                )
+            yield number, line
 
 
-def read_submission(source: str | Path | Iterable[str | bytes]) -> Submission:
+def _bounded_lines(
+    source: str | Path | Iterable[str | bytes], where: str, limits: SubmissionLimits
+) -> Iterator[tuple[int, str | bytes]]:
+    """Numbered lines of a file or an iterable of lines; refuses too many or too long lines."""
+    lines = _file_lines(Path(source), limits) if isinstance(source, (str, Path)) else enumerate(source, start=1)
+    for number, line in lines:
+        if number > limits.max_lines:
+            raise SubmissionError(
+                f"{where}: line {number}: more than {limits.max_lines} lines "
+                f"(raise the limit with {_flag('max_lines')})"
+            )
+        length = len(line) - (line[-1:] in ("\n", b"\n"))
+        if length > limits.max_line_mb * MIB:
+            raise SubmissionError(
+                f"{where}: line {number}: longer than {limits.max_line_mb} MiB "
+                f"(raise the limit with {_flag('max_line_mb')})"
+            )
+        yield number, line
+
+
+def _check_new_group(
+    record: SubmissionRecord, number: int, protocols: set[str], where: str, limits: SubmissionLimits
+) -> None:
+    """Refuse a record that opens a protocol or a run beyond ``limits`` (each costs a full scoring pass)."""
+    if record.protocol not in protocols:
+        protocols.add(record.protocol)
+        if len(protocols) > limits.max_protocols:
+            raise SubmissionError(
+                f"{where}: line {number}: protocol {record.protocol!r} is protocol number {len(protocols)}, over "
+                f"the limit of {limits.max_protocols} (raise it with {_flag('max_protocols')})"
+            )
+    if record.run >= limits.max_runs:
+        raise SubmissionError(
+            f"{where}: line {number}: run {record.run} of {record.protocol!r} means {record.run + 1} runs "
+            f"(runs are 0..k-1), over the limit of {limits.max_runs} (raise it with {_flag('max_runs')})"
+        )
+
+
+def read_submission(
+    source: str | Path | Iterable[str | bytes], *, limits: SubmissionLimits = DEFAULT_LIMITS
+) -> Submission:
     """Read and check a submission file (or an iterable of its lines).
 
     Raises:
-        SubmissionError: listing every bad line by number: invalid JSON or UTF-8, a line
-            that breaks the schema, a missing or repeated header, duplicate
-            ``(id, protocol, run)`` keys (naming both lines).
+        SubmissionError: listing the bad lines by number (the first ``MAX_PROBLEMS_SHOWN``
+            and a count): invalid JSON or UTF-8, a line that breaks the schema, a missing
+            or repeated header, duplicate ``(id, protocol, run)`` keys (naming both
+            lines); or naming the line where a limit of ``limits`` was passed.
     """
     where = str(source) if isinstance(source, (str, Path)) else "submission"
     header: SubmissionHeader | None = None
     header_line = 0
     records: list[SubmissionRecord] = []
     first_line: dict[tuple[str, str, int], int] = {}
+    protocols: set[str] = set()
     problems: list[str] = []
-    for number, raw in _numbered_lines(source):
+    n_problems = 0
+
+    def problem(*messages: str) -> None:
+        nonlocal n_problems
+        n_problems += len(messages)
+        problems.extend(messages[: max(0, MAX_PROBLEMS_SHOWN - len(problems))])
+
+    for number, raw in _bounded_lines(source, where, limits):
         try:
             line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
         except UnicodeDecodeError as error:
-            problems.append(f"line {number}: not UTF-8 ({error.reason} at byte {error.start})")
+            problem(f"line {number}: not UTF-8 ({error.reason} at byte {error.start})")
             continue
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except (ValueError, RecursionError) as error:
-            problems.append(f"line {number}: not valid JSON ({str(error)[:120]})")
+            problem(f"line {number}: not valid JSON ({str(error)[:120]})")
             continue
         if header is None and not header_line:
             header_line = number
             line_problems = header_problems(obj)
             if line_problems:
-                problems += [f"line {number} (header): {p}" for p in line_problems]
+                problem(*(f"line {number} (header): {p}" for p in line_problems))
             else:
                 header = _header_from(obj)
             continue
         if isinstance(obj, dict) and "vgau_submission" in obj:
-            problems.append(f"line {number}: a second header (the first is line {header_line})")
+            problem(f"line {number}: a second header (the first is line {header_line})")
             continue
         line_problems = record_problems(obj)
         if line_problems:
-            problems += [f"line {number}: {p}" for p in line_problems]
+            problem(*(f"line {number}: {p}" for p in line_problems))
             continue
         record = _record_from(obj)
         if record.key in first_line:
-            problems.append(
+            problem(
                 f"line {number}: duplicate of line {first_line[record.key]} "
                 f"(id={record.id}, protocol={record.protocol}, run={record.run})"
             )
             continue
+        _check_new_group(record, number, protocols, where, limits)
         first_line[record.key] = number
         records.append(record)
     if not header_line:
         problems.insert(0, "empty file: the first line must be the header")
+        n_problems += 1
     if problems:
-        _raise_problems(where, problems)
+        more = f"\n  ... and {n_problems - len(problems)} more" if n_problems > len(problems) else ""
+        raise SubmissionError(
+            f"{where}: {n_problems} problem(s); see the format in submission.schema.json:\n  "
+            + "\n  ".join(problems)
+            + more
+        )
     if header is None:  # a bad header was reported above
         raise SubmissionError(f"{where}: no valid header")
     return Submission(header, tuple(records), where if isinstance(source, (str, Path)) else None)

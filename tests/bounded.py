@@ -1,0 +1,57 @@
+"""Run ``vgau-data`` in a child process under a memory cap, for the hostile-input probes.
+
+The child gets ``RLIMIT_AS`` of ``memory`` bytes (a run past it dies with MemoryError),
+and the caller checks the wall time it took, start-up included.
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MEMORY_BYTES = 1 << 30
+"""The issue's bound: every probe stays under 1 GB."""
+SECONDS = 5.0
+"""The issue's bound: every probe ends within 5 s."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    def assert_one_line_error(self, *fragments: str) -> None:
+        """Exit status 2, and stderr is one ``error:`` line holding every fragment."""
+        assert self.returncode == 2, (self.returncode, self.stderr[-2000:])
+        assert "Traceback" not in self.stderr, self.stderr[-2000:]
+        lines = self.stderr.strip().splitlines()
+        assert len(lines) == 1 and ": error: " in lines[0], self.stderr[-2000:]
+        for fragment in fragments:
+            assert fragment in lines[0], (fragment, lines[0])
+
+
+def run_cli_bounded(args: Sequence[str], *, memory: int = MEMORY_BYTES, seconds: float = SECONDS) -> Finished:
+    """``python -m vgau_data *args`` with at most ``memory`` bytes; asserts it took under ``seconds``."""
+
+    def cap_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "vgau_data", *args],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=4 * seconds,
+        preexec_fn=cap_memory,
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    assert elapsed < seconds, f"vgau-data {' '.join(args)[:200]} took {elapsed:.1f} s (bound {seconds} s)"
+    return Finished(done.returncode, done.stdout, done.stderr, elapsed)
