@@ -33,50 +33,62 @@ def _results(out: Path) -> dict:
     return {p: (r["optimal_accuracy"], r["feasible_accuracy"], r["n"]) for p, r in body.items() if p != "META"}
 
 
+def _run_args(out: Path, dataset_dir: Path, url: str, *protocols: str) -> list[str]:
+    return [
+        "run", "--dataset", str(dataset_dir), "--out", str(out), "--no-progress", "--backend", "openai",
+        "--base-url", url, "--model", "served", "--protocol", *protocols, "--batch-size", "2", "--concurrency", "2",
+    ]
+
+
+def _start(args: list[str]) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.Popen(
+        [sys.executable, "-m", "vgau_data", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+
+def _wait_for_lines(process: subprocess.Popen, out: Path, count: int) -> None:
+    deadline = time.monotonic() + 90
+    while len(_episode_lines(out)) < count:
+        assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+        assert time.monotonic() < deadline, "the run wrote no records in time"
+        time.sleep(0.02)
+
+
 def test_kill__sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(
-    oracle_server, dataset_dir, instances, tmp_path
+    oracle_server, dataset_dir, instances, tmp_path, capsys
 ) -> None:
     server = oracle_server(delay_s=0.03)
     out = tmp_path / "killed"
-    args = [
-        "run",
-        "--dataset",
-        str(dataset_dir),
-        "--out",
-        str(out),
-        "--no-progress",
-        "--backend",
-        "openai",
-        "--base-url",
-        server.url,
-        "--model",
-        "served",
-        "--protocol",
-        *PROTOCOLS,
-        "--batch-size",
-        "2",
-        "--concurrency",
-        "2",
-    ]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "vgau_data", *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    deadline = time.monotonic() + 90
+    args = _run_args(out, dataset_dir, server.url, *PROTOCOLS)
+    process = _start(args)
     try:
-        while len(_episode_lines(out)) < 4:
-            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
-            assert time.monotonic() < deadline, "the run wrote no records in time"
-            time.sleep(0.02)
+        _wait_for_lines(process, out, 4)
         os.kill(process.pid, signal.SIGKILL)
     finally:
-        process.wait(timeout=30)
-        if process.stderr:
-            process.stderr.close()
+        process.communicate(timeout=30)
     assert process.returncode == -signal.SIGKILL
     total = len(PROTOCOLS) * len(instances)
     before = _episode_lines(out)
     assert 4 <= len(before) < total
+
+    # merge after the kill: the unfinished rows count as missing, exactly as `score` counts them, and it says so
+    assert main(["merge", "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert "incomplete: text_cot:" in printed.out and "--allow-incomplete" in printed.err
+    (model_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    merged = json.loads((model_dir / "results.json").read_text())
+    assert main(["score", str(model_dir / "submission.jsonl"), "--dataset", str(dataset_dir), "--out",
+                 str(tmp_path / "scored.json")]) == 0
+    scored = json.loads((tmp_path / "scored.json").read_text())
+    ((_, merged_body),), ((_, scored_body),) = merged.items(), scored.items()
+    for protocol, result in scored_body.items():
+        if protocol != "META":
+            assert merged_body[protocol]["missing"] == result["missing"]
+            assert merged_body[protocol]["optimal_accuracy"] == result["optimal_accuracy"]
+    assert sum(sum(r["missing"]) for p, r in merged_body.items() if p != "META") == total - len(before)
+    assert set(merged_body) - {"META"} == set(PROTOCOLS)  # oracle_vcot had not started: still reported
+    assert main(["merge", "--out", str(out), "--allow-incomplete"]) == 0
 
     assert main(args) == 0
     after = _episode_lines(out)
@@ -90,3 +102,21 @@ def test_kill__sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(
     assert _results(out) == _results(fresh)
     outputs = {(line["protocol"], line["id"]): line["output"] for line in after}
     assert outputs == {(line["protocol"], line["id"]): line["output"] for line in _episode_lines(fresh)}
+
+
+def test_merge__refuses_while_a_run_is_writing_and_loses_nothing(
+    oracle_server, dataset_dir, instances, tmp_path, capsys
+) -> None:
+    server = oracle_server(delay_s=0.03)
+    out = tmp_path / "live"
+    process = _start(_run_args(out, dataset_dir, server.url, "direct", "text_cot"))
+    try:
+        _wait_for_lines(process, out, 2)
+        assert main(["merge", "--out", str(out)]) == 2
+        assert "is still writing records here" in capsys.readouterr().err
+    finally:
+        stdout, stderr = process.communicate(timeout=90)
+    assert process.returncode == 0, stderr.decode()
+    reported = int(stdout.decode().split(" episodes run")[0].rsplit("\n", 1)[-1])
+    assert reported == len(_episode_lines(out)) == 2 * len(instances)
+    assert main(["merge", "--out", str(out)]) == 0

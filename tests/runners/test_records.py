@@ -16,12 +16,17 @@ from vgau_data.runners.protocols import ProtocolConfig
 from vgau_data.runners.records import (
     RecordsError,
     RecordWriter,
+    RunRequest,
     episode_key,
+    expected_work,
     final_records,
     finished_keys,
+    folder_lock,
     merge_shards,
     model_slug,
     read_records,
+    read_requests,
+    record_request,
 )
 from vgau_data.runners.report import collect_records, write_report
 
@@ -218,3 +223,60 @@ def test_shards__partition_the_instances_and_merge_into_one_run(tmp_path: Path, 
 def _scores(results: dict) -> dict:
     ((_, body),) = results.items()
     return {p: (r["optimal_accuracy"], r["feasible_accuracy"], r["n"]) for p, r in body.items() if p != "META"}
+
+
+# ---------------------------------------------------------------- incomplete runs (issue 10)
+
+
+def test_folder_lock__runs_share_it_and_merge_needs_it_alone(tmp_path: Path) -> None:
+    with folder_lock(tmp_path, exclusive=False), folder_lock(tmp_path, exclusive=False):
+        with pytest.raises(RecordsError, match="still writing records here"):
+            with folder_lock(tmp_path, exclusive=True):
+                pass
+    with folder_lock(tmp_path, exclusive=True):
+        with pytest.raises(RecordsError, match="merge. is rewriting"):
+            with folder_lock(tmp_path, exclusive=False):
+                pass
+    with folder_lock(tmp_path, exclusive=True):
+        pass  # released on exit
+
+
+def test_requests__logged_once_per_distinct_request_and_summed_per_variant(tmp_path: Path) -> None:
+    first = RunRequest(("direct", "text_cot"), 2, ("maze-easy-0000", "maze-easy-0001"), (0, 3))
+    second = RunRequest(("direct",), 3, ("maze-easy-0002",), (2, 3))
+    for request in (first, first, second):
+        record_request(tmp_path, request)
+    assert read_requests(tmp_path) == [first, second]
+    expected = expected_work(read_requests(tmp_path))
+    assert expected["direct"].ids == {"maze-easy-0000", "maze-easy-0001", "maze-easy-0002"}
+    assert (expected["direct"].runs, expected["text_cot"].runs) == (3, 2)
+    assert expected["direct"].missing_shards == ((1, 3),)
+    assert expected["text_cot"].missing_shards == ((1, 3), (2, 3))
+
+
+def test_report__a_protocol_never_started_and_a_shard_never_run_are_incomplete(
+    tmp_path: Path, instances, dataset_dir
+) -> None:
+    dataset = resolve_dataset(str(dataset_dir))
+    backend = ScriptedBackend(make_policy("oracle", instances), policy="oracle")
+    configs = (ProtocolConfig(name="direct"), ProtocolConfig(name="text_cot"))
+    part = shard_instances(instances, 0, 2)
+    summary = run_benchmark(backend, part, dataset, _plan(tmp_path, *configs, shard=(0, 2), runs=2))
+    for path in (summary.model_dir / "records" / "text_cot").iterdir():
+        path.unlink()  # as if killed before text_cot started
+    merge_shards(summary.model_dir)
+    report = write_report(summary.model_dir)
+    ((_, body),) = report.results.items()
+    assert body["text_cot"]["missing"] == [len(part), len(part)] and body["text_cot"]["optimal_accuracy"] == 0.0
+    assert body["direct"]["missing"] == [0, 0] and body["direct"]["optimal_accuracy"] == 1.0
+    assert [line.split(":")[1].strip() for line in report.incomplete] == ["direct", "text_cot"]
+    assert all("shard(s) 1/2 never started" in line for line in report.incomplete)
+    assert "text_cot" in report.text
+
+
+def test_run__refuses_to_start_while_merge_holds_the_folder(tmp_path: Path, instances, dataset_dir) -> None:
+    dataset = resolve_dataset(str(dataset_dir))
+    backend = ScriptedBackend(make_policy("oracle", instances), policy="oracle")
+    summary = run_benchmark(backend, instances[:1], dataset, _plan(tmp_path))
+    with folder_lock(summary.model_dir, exclusive=True), pytest.raises(RecordsError, match="rerun when it has finished"):
+        run_benchmark(backend, instances, dataset, _plan(tmp_path))

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.runners.conftest import completion_payload, echo_headers, redirect_to, reply_bytes, reply_json
 from vgau_data.cli import main
 from vgau_data.metrics.submission import read_submission
+from vgau_data.runners.backends.bounded_http import basic_authorization
 
 ALL_VARIANTS = {
     "direct",
@@ -117,7 +119,7 @@ def test_run__loopback_server_oracle_scores_100_percent_on_every_protocol(oracle
     assert all(r["n"] == 18 for r in results.values())
 
 
-def test_run__failed_requests_are_recorded_not_scored_and_retried_by_a_rerun(
+def test_run__failed_requests_are_recorded_scored_as_missing_and_retried_by_a_rerun(
     fake_server, oracle_server, dataset_dir, tmp_path, capsys
 ) -> None:
     server = oracle_server(fail_next=[503] * 3)
@@ -145,7 +147,11 @@ def test_run__failed_requests_are_recorded_not_scored_and_retried_by_a_rerun(
     assert len(errored) == 1 and errored[0]["output"] is None and "HTTP 503" in errored[0]["error"]
     submission = read_submission(model_dir / "submission.jsonl")
     assert errored[0]["id"] not in {r.id for r in submission.records} and len(submission.records) == 2
-    assert "not scored" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "incomplete: direct: 1 row(s) missing over 1 run(s)" in out and "backend errors" in out
+    direct = _results(model_dir)["direct"]
+    assert (direct["n"], direct["missing"], direct["n_error"]) == (3, [1], 1)
+    assert direct["optimal_accuracy"] == pytest.approx(2 / 3)  # as `vgau-data score` counts the submission
     server.requests.clear()
     assert _run(dataset_dir, tmp_path, *args) == 0
     assert len(server.requests) == 1
@@ -223,3 +229,43 @@ def test_run__bad_arguments_fail_with_a_message(dataset_dir, tmp_path, capsys) -
     assert "--shard" in capsys.readouterr().err
     assert _run(dataset_dir, tmp_path, "--backend", "hf", "--model", str(tmp_path), "--protocol", "direct") == 2
     assert "config.json" in capsys.readouterr().err
+
+
+def test_run__odd_replies_and_key_echoes_never_crash_the_run_or_reach_a_file(
+    fake_server, dataset_dir, tmp_path, monkeypatch, capsys
+) -> None:
+    key, password = "sk-live-abcdef0123456789", "urlpass-secret"
+    elsewhere = fake_server(lambda body, headers: STEP_UP)
+    faults = [
+        reply_json(completion_payload({"text": STEP_UP})),
+        reply_json({"choices": [{"message": "str"}]}),
+        reply_json({**completion_payload(STEP_UP), "usage": 5}),
+        reply_json(completion_payload(7)),
+        redirect_to(elsewhere.url + "/chat/completions"),
+        echo_headers(400),
+        echo_headers(500),
+        reply_bytes(lambda headers: json.dumps(completion_payload(f"{headers} {STEP_UP}")).encode()),
+    ]
+    counter = iter(range(10_000))
+
+    def rotate(handler, headers) -> None:
+        faults[next(counter) % len(faults)](handler, headers)
+
+    server = fake_server(lambda body, headers: "never", fault=rotate)
+    monkeypatch.setenv("TEST_RUN_KEY", key)
+    url = server.url.replace("http://", f"http://alice:{password}@")
+    args = ("--backend", "openai", "--base-url", url, "--api-key-env", "TEST_RUN_KEY", "--model", "served",
+            "--protocol", "direct", "oracle_vcot", "--max-retries", "0", "--concurrency", "1", "--batch-size", "1")
+    assert _run(dataset_dir, tmp_path, *args) == 1
+    assert elsewhere.requests == []
+    model_dir = _only_model_dir(tmp_path)
+    records = _records(model_dir)
+    assert len(records) == 2 * 18 and all(isinstance(r["output"], (str, type(None))) for r in records)
+    assert sum(r["error"] is not None for r in records) >= 18
+    leaks = [key, password, basic_authorization(("alice", password)).split()[1]]
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert not [leak for leak in leaks if leak.encode() in data], path
+    assert main(["score", str(model_dir / "submission.jsonl"), "--dataset", str(dataset_dir)]) == 0
+    assert key not in capsys.readouterr().out

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from vgau_data.cli.args import output_dir, say
 
 EPILOG = """examples:
   vgau-data merge --out runs                 # every model folder under runs/
@@ -11,6 +12,11 @@ EPILOG = """examples:
 
 Shard files are kept; rerunning merge is idempotent. Shards may come from several
 machines: copy their runs/<model>/records/ folders into one --out first.
+
+Merge refuses to start while a `vgau-data run` is still writing into a model folder.
+Rows that were asked for but have no output (backend errors, a killed run, a shard or
+protocol that never started) score as failed, as `vgau-data score` counts them, and are
+reported; the exit status is then 1 unless --allow-incomplete.
 """
 
 
@@ -21,37 +27,40 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--out", required=True, help="the --out folder of the sharded runs")
+    parser.add_argument("--out", required=True, type=output_dir, help="the --out folder of the sharded runs")
     parser.add_argument("--model", default=None, help="one model folder name under --out (default: all)")
+    parser.add_argument("--allow-incomplete", action="store_true",
+                        help="exit 0 even when rows or shards are missing (they still score as failed)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from vgau_data.runners.records import RecordsError, merge_shards
+    from vgau_data.runners.records import RecordsError, folder_lock, merge_shards
     from vgau_data.runners.report import model_dirs, write_report
 
     folders = [Path(args.out) / args.model] if args.model else model_dirs(Path(args.out))
-    if not folders:
+    if not folders or not all((folder / "records").is_dir() for folder in folders):
         raise RecordsError(f"no model folders with records under {args.out!r}")
-    status = 0
+    incomplete = False
     for folder in folders:
-        print(f"== {folder.name}")
-        for merged in merge_shards(folder):
-            line = f"{merged.target.relative_to(folder)}: {merged.episodes} episodes from {merged.files} file(s)"
-            if merged.errors:
-                line += f", {merged.errors} with backend errors"
-            print(line)
-            if merged.missing_shards:
-                print(
-                    f"warning: shards {list(merged.missing_shards)} of {merged.target.parent.name} are missing",
-                    file=sys.stderr,
-                )
-                status = 1
-        report = write_report(folder)
-        print(report.text)
-        print(f"wrote {report.submission_path} and {report.results_path}")
-        if report.n_errors:
-            status = 1
-    return status
+        say(f"== {folder.name}")
+        with folder_lock(folder, exclusive=True):
+            for merged in merge_shards(folder):
+                line = f"{merged.target.relative_to(folder)}: {merged.episodes} episodes from {merged.files} file(s)"
+                if merged.errors:
+                    line += f", {merged.errors} with backend errors"
+                say(line)
+                if merged.missing_shards:
+                    say(f"warning: shards {list(merged.missing_shards)} of {merged.target.parent.name} are missing",
+                        err=True)
+                    incomplete = True
+            report = write_report(folder)
+        say(report.text)
+        say(f"wrote {report.submission_path} and {report.results_path}")
+        incomplete = incomplete or bool(report.incomplete)
+    if incomplete and not args.allow_incomplete:
+        say("the runs are incomplete (see 'incomplete:' above): finish them, or pass --allow-incomplete", err=True)
+        return 1
+    return 0

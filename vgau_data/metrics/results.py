@@ -16,13 +16,13 @@ a score. A protocol's numbers are ``mean_over_runs`` of its runs' aggregates (ru
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vgau_data import __version__
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.scoring import Verdict, aggregate, mean_over_runs, score_answer
-from vgau_data.metrics.submission import Submission, check_against
+from vgau_data.metrics.submission import Submission, check_against, order_protocols
 
 META_KEY = "META"
 MISSING = "missing"
@@ -50,11 +50,15 @@ def score_submission(
     *,
     allow_fingerprint_mismatch: bool = False,
     details: dict[str, list[list[dict[str, Any]]]] | None = None,
+    expected_runs: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """Check ``submission`` against ``references`` and score every protocol and run.
 
     Args:
         details: when given, filled with ``{protocol: [run -> [verdict dict per row]]}``.
+        expected_runs: protocols, and their run counts, that were asked for: one with
+            fewer runs in the submission (or none at all) scores the absent runs' rows
+            as missing, so an unfinished run never looks complete.
 
     Raises:
         SubmissionError / FingerprintMismatchError: see ``submission.check_against``.
@@ -69,10 +73,13 @@ def score_submission(
     n_rows = len(references.rows)
     if not submission.records:
         warnings.append("the submission has no records: nothing to score")
-    for protocol in submission.protocols():
+    run_counts = {protocol: len(submission.runs(protocol)) for protocol in submission.protocols()}
+    for protocol, count in (expected_runs or {}).items():
+        run_counts[protocol] = max(run_counts.get(protocol, 0), count)
+    for protocol in order_protocols(run_counts):
         runs: list[dict[str, Any]] = []
         missing_per_run: list[int] = []
-        for run in submission.runs(protocol):
+        for run in range(run_counts[protocol]):
             verdicts = score_run(outputs.get((protocol, run), {}), references)
             runs.append(aggregate(verdicts))
             missing_per_run.append(n_rows - len(outputs.get((protocol, run), {})))

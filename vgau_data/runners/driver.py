@@ -24,10 +24,13 @@ from vgau_data.runners.backends.base import BackendError
 from vgau_data.runners.protocols import Episode, ProtocolConfig, make_episode
 from vgau_data.runners.records import (
     RecordWriter,
+    RunRequest,
     episode_key,
     finished_keys,
+    folder_lock,
     model_slug,
     now_iso,
+    record_request,
     records_path,
     run_files,
     software_versions,
@@ -162,9 +165,12 @@ def run_benchmark(
     model_name = plan.model_name or str(description.get("model", backend.name))
     summary = RunSummary(Path(plan.out_dir) / model_slug(model_name, backend.fingerprint()))
     start = time.perf_counter()
-    for config in plan.protocols:
-        for run in range(plan.runs):
-            _run_group(backend, instances, dataset, plan, config, run, summary, on_record, on_skip)
+    request = RunRequest(tuple(c.variant for c in plan.protocols), plan.runs, tuple(i.id for i in instances), plan.shard)
+    with folder_lock(summary.model_dir, exclusive=False):
+        record_request(summary.model_dir, request)
+        for config in plan.protocols:
+            for run in range(plan.runs):
+                _run_group(backend, instances, dataset, plan, config, run, summary, on_record, on_skip)
     summary.seconds = time.perf_counter() - start
     return summary
 

@@ -5,6 +5,8 @@ prefix, so two models never share a file)::
 
     DIR/<model-slug>/records/<variant>/run-<k>.jsonl                # one process
     DIR/<model-slug>/records/<variant>/run-<k>.shard-<i>-of-<N>.jsonl  # --shard i/N
+    DIR/<model-slug>/records/requested.jsonl                        # what each run was asked to do
+    DIR/<model-slug>/records/.lock                                   # held while a run or a merge works
     DIR/<model-slug>/submission.jsonl, results.json                 # written by the run / merge
 
 Each file starts with a header line (``"type": "header"``: versions, backend settings,
@@ -12,6 +14,12 @@ protocol, generation settings, dataset fingerprint) followed by one ``"type": "e
 line per finished episode, written whole, flushed and fsynced. An episode's ``key``
 hashes the model fingerprint, backend, protocol settings and prompt version, instance
 id, run index and generation settings.
+
+``requested.jsonl`` gets one line per run invocation (its protocol variants, run count,
+shard and instance ids), so a report can tell rows that were asked for but never
+finished, and protocols that never started, from rows nobody asked for. A run holds
+``.lock`` shared for as long as it writes (shards run side by side); ``merge`` takes it
+exclusively, so it never rewrites files a run is still appending to.
 
 Resume: a key with an error-free line is finished and skipped; a key whose lines all
 carry ``error`` is run again (its new line is appended). Reading takes, per key, the
@@ -29,7 +37,8 @@ import os
 import platform
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -47,6 +56,8 @@ RECORD_FORMAT = 1
 HEADER_TYPE = "header"
 EPISODE_TYPE = "episode"
 _RUN_FILE = re.compile(r"run-(?P<run>\d+)(?:\.shard-(?P<index>\d+)-of-(?P<count>\d+))?\.jsonl")
+REQUESTS_NAME = "requested.jsonl"
+LOCK_NAME = ".lock"
 HEADER_MUST_MATCH: tuple[str, ...] = ("model_fingerprint", "backend_name", "protocol", "gen", "dataset_fingerprint")
 """Header fields an existing file must share with a new run appending to it."""
 
@@ -279,6 +290,109 @@ class RecordWriter:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+# ---------------------------------------------------------------- the folder lock and the requests log
+
+
+@contextmanager
+def folder_lock(model_dir: Path, *, exclusive: bool) -> Iterator[None]:
+    """Hold ``records/.lock``: shared while a run writes records, exclusive while merge rewrites them.
+
+    Raises:
+        RecordsError: the other side holds it (a merge is running, or a run is still writing).
+    """
+    path = model_dir / "records" / LOCK_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RecordsError(
+                f"{model_dir}: a `vgau-data run` is still writing records here; wait until it (and every shard) "
+                "has finished, then merge"
+                if exclusive
+                else f"{model_dir}: `vgau-data merge` is rewriting these records; rerun when it has finished"
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """What one run invocation was asked to do (one line of ``requested.jsonl``)."""
+
+    variants: tuple[str, ...]
+    runs: int
+    ids: tuple[str, ...]
+    shard: tuple[int, int] | None = None
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {"variants": list(self.variants), "runs": self.runs, "ids": list(self.ids),
+                "shard": list(self.shard) if self.shard else None}
+
+
+def record_request(model_dir: Path, request: RunRequest) -> None:
+    """Append ``request`` to the folder's ``requested.jsonl`` (once: a rerun of the same command adds nothing)."""
+    path = model_dir / "records" / REQUESTS_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps({**request.to_json_obj(), "created": now_iso()}, separators=(",", ":")) + "\n"
+    with path.open("a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # shards append side by side
+        if request not in read_requests(model_dir):
+            handle.write(line.encode("ascii"))
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def read_requests(model_dir: Path) -> list[RunRequest]:
+    """Every request logged for a model folder (empty for records older than the log)."""
+    path = model_dir / "records" / REQUESTS_NAME
+    if not path.is_file():
+        return []
+    requests = []
+    for obj in iter_lines(path):
+        try:
+            shard = obj.get("shard")
+            requests.append(RunRequest(tuple(obj["variants"]), int(obj["runs"]), tuple(obj["ids"]),
+                                       (int(shard[0]), int(shard[1])) if shard else None))
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise RecordsError(f"{path}: a line is not a run request ({str(obj)[:80]}); the file is corrupt") from None
+    return requests
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What the requests of a folder add up to for one protocol variant."""
+
+    ids: frozenset[str]
+    runs: int
+    missing_shards: tuple[tuple[int, int], ...] = ()
+    """``(i, N)`` shards some request of this variant implies but none ran."""
+
+
+def expected_work(requests: Sequence[RunRequest]) -> dict[str, Expected]:
+    """Per variant: the union of ids asked for, the most runs asked for, shards never started."""
+    ids: dict[str, set[str]] = {}
+    runs: dict[str, int] = {}
+    shards: dict[str, dict[int, set[int]]] = {}
+    for request in requests:
+        for variant in request.variants:
+            ids.setdefault(variant, set()).update(request.ids)
+            runs[variant] = max(runs.get(variant, 0), request.runs)
+            if request.shard is not None:
+                index, count = request.shard
+                shards.setdefault(variant, {}).setdefault(count, set()).add(index)
+    return {
+        variant: Expected(
+            frozenset(ids[variant]),
+            runs[variant],
+            tuple((i, n) for n, seen in sorted(shards.get(variant, {}).items()) for i in range(n) if i not in seen),
+        )
+        for variant in ids
+    }
 
 
 # ---------------------------------------------------------------- merging shards

@@ -1,9 +1,11 @@
 """Records of one model -> a leaderboard submission, ``results.json`` and the printed table.
 
 The submission holds one line per (instance, protocol variant, run) whose final record
-has an output. Episodes that ended in a backend error are left out of the submission
-and out of the printed scores (each protocol is scored over the instances it has
-outputs for); they are counted and reported so that a rerun retries them.
+has an output. The scores count every instance the runs were asked for
+(``requested.jsonl``) in every requested run, exactly as ``vgau-data score`` counts a
+submission: an episode that ended in a backend error, or never ran (a killed run, a
+shard or protocol that never started), is a missing row scored as failed, and the
+report says which protocols are incomplete and why.
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ from vgau_data.metrics.submission import (
     write_submission,
 )
 from vgau_data.metrics.tables import format_report
-from vgau_data.runners.records import RecordsError, final_records, parse_records_name, read_records
+from vgau_data.runners.records import (
+    Expected,
+    RecordsError,
+    expected_work,
+    final_records,
+    parse_records_name,
+    read_records,
+    read_requests,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -38,11 +48,13 @@ HARNESS = f"vgau_data.runners {__version__}"
 
 @dataclass(slots=True)
 class ModelRecords:
-    """The final record per key of every (variant, run), plus the first header seen."""
+    """The final record per key of every (variant, run), the first header seen, and what was asked for."""
 
     model_dir: Path
     header: dict[str, Any]
     by_variant_run: dict[tuple[str, int], dict[str, dict[str, Any]]] = field(default_factory=dict)
+    expected: dict[str, Expected] = field(default_factory=dict)
+    """Per variant, from ``requested.jsonl`` (empty for records older than it)."""
 
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -52,9 +64,13 @@ class ModelRecords:
     def errors(self) -> list[dict[str, Any]]:
         return [record for record in self.records if record.get("error") is not None]
 
+    def variants(self) -> list[str]:
+        """Every variant with records or requested, in table order."""
+        return order_protocols({v for v, _ in self.by_variant_run} | set(self.expected))
+
 
 def collect_records(model_dir: Path) -> ModelRecords:
-    """Read every records file of a model folder (merged and shard files alike)."""
+    """Read every records file of a model folder (merged and shard files alike) and its requests."""
     root = model_dir / "records"
     grouped: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     header: dict[str, Any] | None = None
@@ -70,7 +86,7 @@ def collect_records(model_dir: Path) -> ModelRecords:
         grouped[(path.parent.name, name.run)].extend(episodes)
     if header is None:
         raise RecordsError(f"no records under {root}; run `vgau-data run` first")
-    collected = ModelRecords(model_dir, header)
+    collected = ModelRecords(model_dir, header, expected=expected_work(read_requests(model_dir)))
     for group, episodes in grouped.items():
         collected.by_variant_run[group] = final_records(episodes)
     return collected
@@ -83,7 +99,7 @@ def build_submission(collected: ModelRecords) -> Submission:
     settings = {
         "backend": header.get("backend"),
         "gen": header.get("gen"),
-        "protocols": sorted({variant for variant, _ in collected.by_variant_run}),
+        "protocols": collected.variants(),
     }
     submission_header = SubmissionHeader(
         model=str(header.get("model") or collected.model_dir.name),
@@ -94,7 +110,7 @@ def build_submission(collected: ModelRecords) -> Submission:
         settings=settings,
     )
     lines = []
-    order = {variant: index for index, variant in enumerate(order_protocols(v for v, _ in collected.by_variant_run))}
+    order = {variant: index for index, variant in enumerate(collected.variants())}
     for (variant, run), group in sorted(
         collected.by_variant_run.items(), key=lambda item: (order[item[0][0]], item[0][1])
     ):
@@ -105,63 +121,86 @@ def build_submission(collected: ModelRecords) -> Submission:
     return Submission(submission_header, tuple(lines))
 
 
-def score_records(collected: ModelRecords) -> tuple[dict[str, Any], list[str]]:
-    """``results.json`` of a model's records and the warnings to show.
+def _unplayed_row(row_id: str) -> DatasetRow:
+    """A row no record reached: its family and difficulty come from the id; it only ever scores as missing."""
+    task, difficulty, _ = row_id.rsplit("-", 2)
+    return DatasetRow(row_id, task, difficulty, 0, "", "")
 
-    Each variant is scored over the instances that have an output in every one of its
-    runs; instances with a backend error are excluded and named in a warning.
+
+def score_records(collected: ModelRecords) -> tuple[dict[str, Any], list[str], list[str]]:
+    """``results.json`` of a model's records, the warnings to show, and why it is incomplete.
+
+    Each variant is scored over every instance it was asked for (or has records of),
+    in every run asked for, like ``vgau-data score``: absent rows score as failed.
+    The third item names each incomplete variant (empty when all is done).
     """
     submission = build_submission(collected)
     header = submission.header
-    references_by_id: dict[str, DatasetRow] = {}
+    rows: dict[str, DatasetRow] = {}
     for record in collected.records:
-        if record["id"] not in references_by_id:
+        if record["id"] not in rows:
             reference = read_reference(record["reference"])
-            references_by_id[record["id"]] = DatasetRow(
+            rows[record["id"]] = DatasetRow(
                 reference.id, reference.task, reference.difficulty, reference.optimal_length, reference.state, ""
             )
     warnings: list[str] = []
+    incomplete: list[str] = []
+    if not collected.expected:
+        warnings.append(
+            f"{collected.model_dir} has no requested.jsonl (records from an older vgau_data): rows that never ran "
+            "cannot be counted as missing"
+        )
     model_result: dict[str, Any] = {}
     meta: dict[str, Any] | None = None
-    for variant in order_protocols(v for v, _ in collected.by_variant_run):
+    all_ids: set[str] = set()
+    for variant in collected.variants():
         groups = {run: group for (v, run), group in collected.by_variant_run.items() if v == variant}
+        expected = collected.expected.get(variant, Expected(frozenset(), 0))
+        ids = set(expected.ids) | {r["id"] for group in groups.values() for r in group.values()}
+        all_ids |= ids
+        runs = max([expected.runs, *(run + 1 for run in groups)])
         errored = {r["id"] for group in groups.values() for r in group.values() if r.get("error") is not None}
-        ids = {r["id"] for group in groups.values() for r in group.values()} - errored
-        if errored:
-            warnings.append(
-                f"{variant}: {len(errored)} instance(s) had backend errors and are not scored; rerun the same "
-                f"command to retry them (e.g. {min(errored)})"
-            )
-        if not ids:
-            continue
         references = ReferenceSet(
             header.dataset_source,
             header.fingerprint,
-            tuple(references_by_id[i] for i in sorted(ids)),
+            tuple(rows.get(i) or _unplayed_row(i) for i in sorted(ids)),
             header.dataset_revision,
         )
-        records = tuple(r for r in submission.records if r.protocol == variant and r.id in ids)
-        scored = score_submission(Submission(header, records), references)
+        records = tuple(r for r in submission.records if r.protocol == variant)
+        scored = score_submission(Submission(header, records), references, expected_runs={variant: runs})
         (body,) = scored.values()
         meta = meta or body["META"]
+        result = body[variant]
+        result["n_error"] = len(errored)
+        model_result[variant] = result
         warnings.extend(body["META"]["warnings"])
-        model_result[variant] = body[variant]
-        model_result[variant]["n_error"] = len(errored)
+        if sum(result["missing"]) or expected.missing_shards:
+            incomplete.append(_incompleteness(variant, result["missing"], len(errored), expected.missing_shards))
     if meta is None:
-        raise RecordsError(f"no finished episodes under {collected.model_dir}; every episode ended in a backend error")
-    meta = {**meta, "protocols": list(model_result), "warnings": warnings, "n_rows": len(references_by_id)}
-    return {header.model: {"META": meta, **model_result}}, warnings
+        raise RecordsError(f"nothing was run under {collected.model_dir}")
+    meta = {**meta, "protocols": list(model_result), "warnings": warnings + incomplete, "n_rows": len(all_ids)}
+    return {header.model: {"META": meta, **model_result}}, warnings + incomplete, incomplete
+
+
+def _incompleteness(variant: str, missing: list[int], n_errored: int, shards: tuple[tuple[int, int], ...]) -> str:
+    parts = [f"{sum(missing)} row(s) missing over {len(missing)} run(s) (per run: {missing})"]
+    if n_errored:
+        parts.append(f"{n_errored} instance(s) ended in backend errors: rerun the same command to retry them")
+    if shards:
+        parts.append("shard(s) " + ", ".join(f"{i}/{n}" for i, n in shards) + " never started: their rows are not counted")
+    return f"incomplete: {variant}: " + "; ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """What ``write_report`` produced."""
+    """What ``write_report`` produced; ``incomplete`` names each variant with missing rows."""
 
     submission_path: Path
     results_path: Path
     text: str
     n_errors: int
     results: dict[str, Any]
+    incomplete: tuple[str, ...] = ()
 
 
 def write_report(model_dir: Path) -> Report:
@@ -169,13 +208,18 @@ def write_report(model_dir: Path) -> Report:
     collected = collect_records(model_dir)
     submission = build_submission(collected)
     submission_path = write_submission(model_dir / SUBMISSION_NAME, submission)
-    results, warnings = score_records(collected)
+    results, warnings, incomplete = score_records(collected)
     results_path = model_dir / RESULTS_NAME
     results_path.write_text(json.dumps(results, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     ((model, body),) = results.items()
     protocols = {k: v for k, v in body.items() if k != "META"}
     return Report(
-        submission_path, results_path, format_report(model, protocols, warnings), len(collected.errors), results
+        submission_path,
+        results_path,
+        format_report(model, protocols, warnings),
+        len(collected.errors),
+        results,
+        tuple(incomplete),
     )
 
 
