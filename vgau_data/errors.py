@@ -23,6 +23,10 @@ class GenerationError(VgauError, RuntimeError):
     """A generator that could not produce an instance within its attempt budget."""
 
 
+class DatasetError(VgauError, ValueError):
+    """A dataset folder or file that cannot be used as asked: a corrupt Parquet file, a build that would mix."""
+
+
 class SubmissionError(VgauError, ValueError):
     """A leaderboard submission that does not match the dataset or the schema."""
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,8 +122,98 @@ def test_build__a_rebuilt_folder_loads_fresh_rows_from_our_loader(tmp_path: Path
     folder = tmp_path / "puzzles"
     states = []
     for seed in (5, 6):
-        build_dataset(folder, seed=seed, families=["maze"], counts={"easy": 1, "medium": 0, "hard": 0}, progress=False)
+        build_dataset(folder, seed=seed, families=["maze"], counts={"easy": 1, "medium": 0, "hard": 0}, progress=False,
+                      replace=True)
         rows = load_puzzles(folder, "maze")
         states.append(rows["state"][0])
     assert states[0] != states[1]
     assert rows[0]["image"].mode == "RGB" and len(rows[0]["oracle_states"]) == rows[0]["optimal_length"]
+
+
+# ---------------------------------------------------------------- atomic builds (issue 10)
+
+TINY = {"easy": 1, "medium": 0, "hard": 0}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _killed_build(out: Path, seed: int, *, replace: bool = False) -> None:
+    """Build in a child that SIGKILLs itself once the Parquet files are written, before the README."""
+    script = f"""
+import os, signal
+from vgau_data.builders import build as build_module
+build_module.write_readme = lambda *args: os.kill(os.getpid(), signal.SIGKILL)
+build_module.build_dataset({str(out)!r}, seed={seed}, families=["maze", "path"], counts={TINY!r}, progress=False,
+                           replace={replace})
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, timeout=120, check=False)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+
+
+def test_build__killed_mid_write_leaves_nothing_a_loader_reads(tmp_path: Path) -> None:
+    from vgau_data.metrics.references import DatasetNotFoundError, load_references
+
+    out = tmp_path / "fresh"
+    _killed_build(out, seed=0)
+    assert not out.exists()
+    (partial,) = tmp_path.glob(".fresh.partial-*")
+    assert (partial / "maze" / PARQUET_NAME).is_file()  # the work was written, but only beside --out
+    with pytest.raises(DatasetNotFoundError):
+        load_references(out)
+    build_dataset(out, seed=0, families=["maze", "path"], counts=TINY, progress=False)
+    assert not partial.exists() and sorted(p.name for p in out.iterdir()) == ["README.md", "maze", "path"]
+
+
+def test_build__a_killed_rebuild_leaves_the_old_build_whole(tmp_path: Path) -> None:
+    out = tmp_path / "kept"
+    build_dataset(out, seed=0, families=["maze", "path"], counts=TINY, progress=False)
+    before = dataset_fingerprint(out), (out / "README.md").read_text()
+    _killed_build(out, seed=1, replace=True)
+    assert (dataset_fingerprint(out), (out / "README.md").read_text()) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seed", "1"], "holds seed 0 of maze, path; this build is seed 1 of maze, path"),
+        (["--families", "maze"], "holds seed 0 of maze, path; this build is seed 0 of maze, and a folder never mixes"),
+    ],
+)
+def test_build__never_mixes_seeds_or_families_in_one_folder_unless_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    out = tmp_path / "mixed"
+    base = ["build", "--out", str(out), "--counts", "1", "0", "0", "--workers", "1", "--no-progress"]
+    assert main([*base, "--families", "maze", "path"]) == 0
+    before = dataset_fingerprint(out)
+    capsys.readouterr()
+    command = [*base, "--families", "maze", "path", *args] if "--families" not in args else [*base, *args]
+    assert main(command) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "--replace" in err
+    assert dataset_fingerprint(out) == before
+    assert main([*command, "--replace"]) == 0
+    configs = [c["config_name"] for c in yaml.safe_load((out / "README.md").read_text().split("---")[1])["configs"]]
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", *configs]
+
+
+def test_build__the_same_settings_rebuild_in_place(tmp_path: Path) -> None:
+    out = tmp_path / "same"
+    build_dataset(out, seed=2, families=["path"], counts=TINY, progress=False)
+    first = dataset_fingerprint(out)
+    build_dataset(out, seed=2, families=["path"], counts={"easy": 2, "medium": 0, "hard": 0}, progress=False)
+    assert dataset_fingerprint(out) != first and len(list(out.glob("path/*.parquet"))) == 1
+    assert not list(tmp_path.glob(".same.*"))
+
+
+@pytest.mark.parametrize("what", ["a file", "a folder of other files"])
+def test_build__refuses_an_out_that_is_not_a_build(tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str) -> None:
+    out = tmp_path / "taken"
+    if what == "a file":
+        out.write_text("mine")
+    else:
+        out.mkdir()
+        (out / "notes.txt").write_text("mine")
+    assert main(["build", "--out", str(out), "--families", "maze", "--counts", "1", "0", "0", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and ("is a file" in err or "not a vgau-data build" in err)
+    assert (out.read_text() if what == "a file" else (out / "notes.txt").read_text()) == "mine"

@@ -2,26 +2,39 @@
 
 Rows are produced by worker processes in any order, then deduplicated and written in a
 fixed order, so the bytes depend only on the master seed, never on ``workers``.
+
+The folder appears whole or not at all: everything is written into a hidden staging
+folder beside ``out_dir`` (``.NAME.partial-*``) and renamed into place at the end, so a
+killed build never leaves a folder that loaders would read as a (smaller) dataset. An
+existing build is replaced whole, and only when it has the same seed and families,
+unless ``replace=True``: a folder never mixes two builds.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import os
+import re
+import shutil
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vgau_data.builders.hub_folder import parquet_path, write_parquet, write_readme
 from vgau_data.builders.instances import RowTask, make_row
-from vgau_data.errors import GenerationError
+from vgau_data.errors import DatasetError, GenerationError
 from vgau_data.puzzles.base import BUCKET_SIZES, DIFFICULTIES
 from vgau_data.registry import FAMILIES, get_family
 
 MAX_DEDUP_ROUNDS = 20
+_CARD_SEED = re.compile(r"master seed (\d+)")
+"""How the dataset card states the seed (``dataset_card.md``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,6 +47,7 @@ class BuildConfig:
     counts: Mapping[str, int] = field(default_factory=lambda: dict(BUCKET_SIZES))
     workers: int = 1
     progress: bool = True
+    replace: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "families", tuple(get_family(f).name for f in self.families))
@@ -109,8 +123,16 @@ def build_dataset(
     counts: Mapping[str, int] | None = None,
     workers: int = 1,
     progress: bool = True,
+    replace: bool = False,
 ) -> BuildReport:
     """Generate, verify, render and write the dataset; return what was built.
+
+    ``out_dir`` must be new, empty, or a build of the same seed and families (it is
+    replaced whole); ``replace=True`` replaces a build of other settings too.
+
+    Raises:
+        DatasetError: ``out_dir`` is a file, a folder that is not a build, or a build of
+            another seed or other families (without ``replace``).
 
     Example (kept small; the real build is 100 rows per family):
         >>> import tempfile
@@ -126,7 +148,9 @@ def build_dataset(
         counts=dict(counts) if counts is not None else dict(BUCKET_SIZES),
         workers=workers,
         progress=progress,
+        replace=replace,
     )
+    check_destination(config)
     start = time.perf_counter()
     pending = [
         RowTask(family, difficulty, index, config.seed)
@@ -165,12 +189,14 @@ def build_dataset(
         for bar in bars.values():
             bar.close()
     lengths: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for family in config.families:
-        rows = [accepted[key] for key in sorted(accepted, key=lambda k: (DIFFICULTIES.index(k[1]), k[2])) if key[0] == family]
-        for row in rows:
-            lengths[(family, row["difficulty"])].append(row["optimal_length"])
-        write_parquet(rows, parquet_path(config.out_dir, family))
-    write_readme(config.out_dir, lengths, config.seed)
+    with staging_folder(config.out_dir) as staging:
+        for family in config.families:
+            keys = sorted(accepted, key=lambda k: (DIFFICULTIES.index(k[1]), k[2]))
+            rows = [accepted[key] for key in keys if key[0] == family]
+            for row in rows:
+                lengths[(family, row["difficulty"])].append(row["optimal_length"])
+            write_parquet(rows, parquet_path(staging, family))
+        write_readme(staging, lengths, config.seed)
     return BuildReport(
         out_dir=config.out_dir,
         lengths=dict(lengths),
@@ -178,3 +204,84 @@ def build_dataset(
         wall_seconds=time.perf_counter() - start,
         duplicates_replaced=replaced,
     )
+
+
+# ---------------------------------------------------------------- the destination, written whole
+
+
+def built_settings(folder: Path) -> tuple[int | None, tuple[str, ...]] | None:
+    """``(seed, families)`` of a build folder (seed None when its card does not say), or None
+    when ``folder`` holds anything but ``README.md`` and family folders of Parquet files."""
+    families = []
+    for entry in folder.iterdir():
+        if entry.name == "README.md" and entry.is_file():
+            continue
+        if entry.name not in FAMILIES or not entry.is_dir() or any(
+            not part.name.startswith("test-") for part in entry.iterdir()
+        ):
+            return None
+        families.append(entry.name)
+    card = folder / "README.md"
+    found = _CARD_SEED.search(card.read_text(encoding="utf-8", errors="replace")) if card.is_file() else None
+    return (int(found.group(1)) if found else None), tuple(f for f in FAMILIES if f in families)
+
+
+def check_destination(config: BuildConfig) -> None:
+    """Refuse an ``out_dir`` the build would clobber or mix with (see ``build_dataset``)."""
+    out = config.out_dir
+    if out.exists() and not out.is_dir():
+        raise DatasetError(f"--out {str(out)!r} is a file; choose a folder")
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    settings = built_settings(out)
+    if settings is None:
+        raise DatasetError(
+            f"--out {str(out)!r} holds files that are not a vgau-data build; choose a new or empty folder"
+        )
+    seed, families = settings
+    if (seed, families) != (config.seed, tuple(f for f in FAMILIES if f in config.families)) and not config.replace:
+        what = f"seed {seed}" if seed is not None else "an unfinished build (no README.md)"
+        raise DatasetError(
+            f"--out {str(out)!r} holds {what} of {', '.join(families) or 'no families'}; this build is seed "
+            f"{config.seed} of {', '.join(config.families)}, and a folder never mixes builds: pass --replace to "
+            "replace it whole, or choose another --out"
+        )
+
+
+@contextmanager
+def staging_folder(out: Path) -> Iterator[Path]:
+    """A hidden folder beside ``out`` to write into: it replaces ``out`` whole when the block
+    ends, and is removed if the block raises. Staging folders of killed builds go first."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(out)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-{os.getpid()}-", dir=out.parent))
+    try:
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
+        os.replace(out, old / out.name)
+        os.replace(staging, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(staging, out)
+
+
+def _remove_abandoned(out: Path) -> None:
+    for leftover in out.parent.glob(f".{out.name}.*-*-*"):
+        kind, _, rest = leftover.name[len(out.name) + 2 :].partition("-")
+        pid = rest.split("-", 1)[0]
+        if kind in ("partial", "old") and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -30,8 +30,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status (tests call ``main([...])``)."""
-    args = build_parser().parse_args(argv)
+    """Entry point; returns the exit status (tests call ``main([...])``): 2 for bad arguments."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:  # argparse has printed its one-line error (or --help)
+        return exit_.code if isinstance(exit_.code, int) else 2
     handler = logging.StreamHandler()
     handler.setFormatter(_TerminalSafeFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, handlers=[handler])
