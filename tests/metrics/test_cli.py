@@ -296,6 +296,18 @@ def test_score__limits_can_be_raised_by_flags(scoring_dataset: Path, references:
     assert main(["score", str(path), "--dataset", str(scoring_dataset), "--max-protocols", "40", "--max-runs", "12"]) == 0
 
 
+def test_score__escape_sequences_in_the_model_name_are_not_printed_raw(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ansi.jsonl"
+    header = header_line(references).replace('"model": "m"', '"model": "m\\u001b]0;pwned\\u0007\\u001b[2J\\u202e"')
+    path.write_text(header + "\n" + record_line(references.rows[0].id) + "\n")
+    assert main(["score", str(path), "--dataset", str(scoring_dataset)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "m\\x1b]0;pwned\\x07\\x1b[2J\\u202e: optimal accuracy (%)" in out
+
+
 # ------------------------------------------------------------------ fuzz: whole submission files through the CLI
 
 FUZZ_PROTOCOLS = ["direct", "text_cot", "oracle_vcot_fixed", "zz_probe"]

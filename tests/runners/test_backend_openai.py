@@ -268,3 +268,20 @@ def test_openai__the_deadline_is_per_attempt_and_a_slow_reply_is_retried(fake_se
     backend = _backend(server.url, api_key_env="TEST_VGAU_KEY", max_retries=2, timeout_s=0.5)
     completion = _one(backend)
     assert not completion.ok and len(server.requests) == 3 and "within 0.5 s" in completion.error
+
+
+@pytest.mark.parametrize("temperature", [float("nan"), float("inf"), -0.5])
+def test_gen_params__a_temperature_that_is_not_a_finite_number_never_reaches_a_server(temperature: float) -> None:
+    with pytest.raises(ValueError, match="finite number >= 0"):
+        GenParams(temperature=temperature, greedy=False)
+
+
+def test_run__temperature_nan_is_refused_before_anything_is_sent(fake_server, dataset_dir, tmp_path, capsys) -> None:
+    from vgau_data.cli import main
+
+    server = fake_server(lambda body, headers: "never")
+    args = ["run", "--dataset", str(dataset_dir), "--out", str(tmp_path), "--backend", "openai", "--base-url",
+            server.url, "--model", "m", "--protocol", "direct", "--temperature", "nan", "--no-progress"]
+    assert main(args) == 2
+    assert server.requests == [] and not list(tmp_path.iterdir())
+    assert "--temperature: expected a finite number" in capsys.readouterr().err

@@ -12,8 +12,9 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from vgau_data.cli.args import OneLineErrorParser, terminal_safe
+from vgau_data.cli.args import OneLineErrorParser
 from vgau_data.errors import VgauError
+from vgau_data.terminal import terminal_safe
 
 SUBCOMMANDS: tuple[str, ...] = ("build", "push", "score", "baseline", "convert", "publish-metric", "run", "merge")
 """Modules under ``vgau_data.cli``, in the order ``--help`` lists them."""

@@ -2,22 +2,19 @@
 
 Arguments are checked once, at parse time, by the ``type=`` helpers below: a bad value
 is a one-line error with exit status 2 (``OneLineErrorParser``), never a traceback
-later. Text that came from a file, a server or a model is passed through
-``terminal_safe`` before it is printed, so it cannot move the cursor, recolour or
-rewrite the terminal.
+later. Text that may hold parts from a file, a server or a model is printed with
+``say``, which escapes control characters (``vgau_data.terminal``).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from pathlib import Path
 from typing import NoReturn
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-"""Control characters (tab and newline excepted), bidi overrides and lone surrogates."""
+from vgau_data.terminal import terminal_safe
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -25,21 +22,6 @@ class OneLineErrorParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {terminal_safe(message)} (see {self.prog} --help)\n")
-
-
-def terminal_safe(text: str) -> str:
-    r"""``text`` with control characters, bidi overrides and lone surrogates shown as escapes.
-
-    Example:
-        >>> terminal_safe("model\x1b[2J\u202e\tok\n")
-        'model\\x1b[2J\\u202e\tok\n'
-    """
-    return _UNSAFE.sub(_escape, text)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def say(text: str, *, err: bool = False) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from vgau_data.cli.args import non_negative_int, output_file, positive_int
+
 EPILOG = """examples:
   vgau-data baseline --kind oracle --dataset vgau_puzzles --out oracle.jsonl
   vgau-data baseline --kind random --seed 1 --runs 3 --protocols direct text_cot \\
@@ -23,11 +25,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--kind", required=True, choices=("oracle", "random", "empty"), help="which baseline")
     parser.add_argument("--dataset", required=True, help="built dataset folder or Hub repo id")
     parser.add_argument("--revision", default=None, help="Hub revision of the dataset (repo ids only)")
-    parser.add_argument("--out", required=True, help="submission file to write (.jsonl, or .jsonl.gz to gzip)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default 0)")
+    parser.add_argument("--out", required=True, type=output_file, help="submission file to write (.jsonl, or .jsonl.gz to gzip)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the random baseline (default 0)")
     parser.add_argument("--protocols", nargs="+", default=["direct"], metavar="PROTOCOL",
                         help="protocols to fill (default: direct)")
-    parser.add_argument("--runs", type=int, default=1, help="runs per protocol (default 1)")
+    parser.add_argument("--runs", type=positive_int, default=1, help="runs per protocol (default 1)")
     parser.add_argument("--model", default=None, help="model name in the header (default baseline-KIND)")
     parser.set_defaults(handler=run)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from vgau_data.cli.args import non_negative_int, output_file
+
 EPILOG = """examples:
   vgau-data convert --from lmms-eval logs/samples_vgau_maze.jsonl logs/samples_vgau_sokoban.jsonl \\
     --dataset vgau_puzzles --model Qwen2.5-VL-7B --protocol direct --out qwen.jsonl
@@ -26,10 +28,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="source harness")
     parser.add_argument("--dataset", required=True, help="the dataset folder or Hub repo id the outputs were made on")
     parser.add_argument("--revision", default=None, help="Hub revision of the dataset (repo ids only)")
-    parser.add_argument("--out", required=True, help="submission file to write")
+    parser.add_argument("--out", required=True, type=output_file, help="submission file to write")
     parser.add_argument("--model", required=True, help="model name for the header")
     parser.add_argument("--protocol", default="direct", help="protocol of these outputs (default direct)")
-    parser.add_argument("--run", type=int, default=0, help="run index of these outputs (default 0)")
+    parser.add_argument("--run", type=non_negative_int, default=0, help="run index of these outputs (default 0)")
     parser.add_argument("--family", default=None, help="family of the rows when the logs name rows by position only")
     parser.set_defaults(handler=run)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from vgau_data.cli.args import output_dir
+
 EPILOG = """examples:
   vgau-data publish-metric space_solver_accuracy
   vgau-data publish-metric space --requirement "vgau-data @ git+https://github.com/vgau/vgau_data@v0.1.0"
@@ -21,7 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "publish-metric", help="write the solver_accuracy evaluate Space folder", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("dir", help="folder to write (script, README card, requirements.txt, app.py)")
+    parser.add_argument("dir", type=output_dir, help="folder to write (script, README card, requirements.txt, app.py)")
     parser.add_argument("--requirement", default=None,
                         help="pip requirement installing vgau-data in the Space (default: vgau-data==<this version>)")
     parser.set_defaults(handler=run)

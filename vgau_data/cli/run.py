@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from vgau_data.cli.args import fraction, non_negative_float, non_negative_int, output_dir, positive_float, positive_int
+
 EPILOG = """examples:
   # transformers, one GPU, all five protocols, smoke run on 2 rows per family
   vgau-data run --model /models/Qwen2.5-VL-7B-Instruct --backend hf --protocol all --limit 2 --out runs
@@ -59,19 +61,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     what.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="default: all in the dataset")
     what.add_argument("--difficulty", nargs="+", choices=("easy", "medium", "hard"), default=None, help="default: all")
-    what.add_argument("--limit", type=int, default=None, help="first N rows of each family (smoke runs)")
-    what.add_argument("--runs", type=int, default=1, help="independent runs (run k uses seed + k); default 1")
+    what.add_argument("--limit", type=positive_int, default=None, help="first N rows of each family (smoke runs)")
+    what.add_argument("--runs", type=positive_int, default=1, help="independent runs (run k uses seed + k); default 1")
     what.add_argument("--shard", default=None, metavar="i/N", help="run every N-th instance from i; merge later")
-    what.add_argument("--out", required=True, help="output folder (records, submission.jsonl, results.json)")
+    what.add_argument("--out", required=True, type=output_dir, help="output folder (records, submission.jsonl, results.json)")
     what.add_argument("--model-name", default=None, help="name in the submission (default: the model folder or name)")
 
     gen = parser.add_argument_group("generation")
-    gen.add_argument("--max-new-tokens", type=int, default=8192, help="default 8192, like the paper")
-    gen.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
-    gen.add_argument("--top-p", type=float, default=1.0)
-    gen.add_argument("--seed", type=int, default=0, help="base seed; run k uses seed + k")
+    gen.add_argument("--max-new-tokens", type=positive_int, default=8192, help="default 8192, like the paper")
+    gen.add_argument("--temperature", type=non_negative_float, default=0.0, help="0 = greedy (default)")
+    gen.add_argument("--top-p", type=fraction, default=1.0)
+    gen.add_argument("--seed", type=non_negative_int, default=0, help="base seed; run k uses seed + k")
     gen.add_argument(
-        "--batch-size", type=int, default=None, help="episodes advanced per backend call (default by backend)"
+        "--batch-size", type=positive_int, default=None, help="episodes advanced per backend call (default by backend)"
     )
 
     hf = parser.add_argument_group("hf backend")
@@ -81,16 +83,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     hf.add_argument("--attn-implementation", default=None, help="sdpa, flash_attention_2, eager")
 
     vllm = parser.add_argument_group("vllm backend")
-    vllm.add_argument("--tensor-parallel-size", type=int, default=1)
-    vllm.add_argument("--max-model-len", type=int, default=None)
-    vllm.add_argument("--gpu-memory-utilization", type=float, default=0.9)
+    vllm.add_argument("--tensor-parallel-size", type=positive_int, default=1)
+    vllm.add_argument("--max-model-len", type=positive_int, default=None)
+    vllm.add_argument("--gpu-memory-utilization", type=fraction, default=0.9)
 
     api = parser.add_argument_group("openai backend")
     api.add_argument("--base-url", default="http://127.0.0.1:8000/v1")
     api.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    api.add_argument("--concurrency", type=int, default=16, help="requests in flight")
-    api.add_argument("--max-retries", type=int, default=5)
-    api.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request")
+    api.add_argument("--concurrency", type=positive_int, default=16, help="requests in flight")
+    api.add_argument("--max-retries", type=non_negative_int, default=5)
+    api.add_argument("--request-timeout", type=positive_float, default=600.0,
+                     help="seconds one request may take, connection to last byte (default 600)")
 
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(handler=run)

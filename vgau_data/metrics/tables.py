@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vgau_data.puzzles.base import DIFFICULTIES
+from vgau_data.terminal import terminal_safe
 
 METRIC_TITLES: Mapping[str, str] = {
     "optimal_accuracy": "Optimal accuracy (%)",
@@ -93,7 +94,8 @@ def format_table(
 
 
 def format_report(model: str, results: Mapping[str, Mapping[str, Any]], warnings: Sequence[str] = ()) -> str:
-    """The ``vgau-data score`` printout: optimal table, feasible table, warnings."""
+    """The ``vgau-data score`` printout: optimal table, feasible table, warnings (safe to print:
+    the model name and warnings come from submission files)."""
     parts = [
         format_table(results, "optimal_accuracy", title=f"{model}: optimal accuracy (%)"),
         "",
@@ -101,4 +103,4 @@ def format_report(model: str, results: Mapping[str, Mapping[str, Any]], warnings
     ]
     if warnings:
         parts += ["", *(f"warning: {w}" for w in warnings)]
-    return "\n".join(parts)
+    return terminal_safe("\n".join(parts))
