@@ -242,13 +242,15 @@ def test_folder_lock__runs_share_it_and_merge_needs_it_alone(tmp_path: Path) -> 
 
 
 def test_requests__logged_once_per_distinct_request_and_summed_per_variant(tmp_path: Path) -> None:
-    first = RunRequest(("direct", "text_cot"), 2, ("maze-easy-0000", "maze-easy-0001"), (0, 3))
-    second = RunRequest(("direct",), 3, ("maze-easy-0002",), (2, 3))
+    first = RunRequest(("direct", "text_cot"), 2, (("maze-easy-0000", "maze", "easy"), ("maze_0007", "maze", "hard")), (0, 3))
+    second = RunRequest(("direct",), 3, (("path-easy-0002", "path", "easy"),), (2, 3))
     for request in (first, first, second):
         record_request(tmp_path, request)
     assert read_requests(tmp_path) == [first, second]
     expected = expected_work(read_requests(tmp_path))
-    assert expected["direct"].ids == {"maze-easy-0000", "maze-easy-0001", "maze-easy-0002"}
+    assert expected["direct"].rows == {
+        "maze-easy-0000": ("maze", "easy"), "maze_0007": ("maze", "hard"), "path-easy-0002": ("path", "easy")
+    }
     assert (expected["direct"].runs, expected["text_cot"].runs) == (3, 2)
     assert expected["direct"].missing_shards == ((1, 3),)
     assert expected["text_cot"].missing_shards == ((1, 3), (2, 3))

@@ -229,15 +229,9 @@ def built_settings(folder: Path) -> tuple[int | None, tuple[str, ...]] | None:
 def check_destination(config: BuildConfig) -> None:
     """Refuse an ``out_dir`` the build would clobber or mix with (see ``build_dataset``)."""
     out = config.out_dir
-    if out.exists() and not out.is_dir():
-        raise DatasetError(f"--out {str(out)!r} is a file; choose a folder")
-    if not out.is_dir() or not any(out.iterdir()):
-        return
-    settings = built_settings(out)
+    settings = _replaceable(out)
     if settings is None:
-        raise DatasetError(
-            f"--out {str(out)!r} holds files that are not a vgau-data build; choose a new or empty folder"
-        )
+        return
     seed, families = settings
     if (seed, families) != (config.seed, tuple(f for f in FAMILIES if f in config.families)) and not config.replace:
         what = f"seed {seed}" if seed is not None else "an unfinished build (no README.md)"
@@ -248,10 +242,27 @@ def check_destination(config: BuildConfig) -> None:
         )
 
 
+def _replaceable(out: Path) -> tuple[int | None, tuple[str, ...]] | None:
+    """``built_settings`` of ``out``, None when it is absent or empty; raises when it is anything but a build."""
+    if out.exists() and not out.is_dir():
+        raise DatasetError(f"--out {str(out)!r} is a file; choose a folder")
+    if not out.is_dir() or not any(out.iterdir()):
+        return None
+    settings = built_settings(out)
+    if settings is None:
+        raise DatasetError(f"--out {str(out)!r} holds files that are not a vgau-data build; choose a new or empty folder")
+    return settings
+
+
 @contextmanager
 def staging_folder(out: Path) -> Iterator[Path]:
     """A hidden folder beside ``out`` to write into: it replaces ``out`` whole when the block
-    ends, and is removed if the block raises. Staging folders of killed builds go first."""
+    ends, and is removed if the block raises. Staging folders of killed builds go first.
+
+    Raises:
+        DatasetError: ``out`` is a file, or a folder holding anything but a build.
+    """
+    _replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(out)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-{os.getpid()}-", dir=out.parent))

@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from vgau_data import __version__
+from vgau_data.builders.build import staging_folder
 from vgau_data.builders.hub_folder import CardOrigin, parquet_path, write_parquet, write_readme
 from vgau_data.builders.instances import assemble_row
 from vgau_data.builders.paper_images import load_board_image, open_board_image
@@ -376,10 +377,11 @@ def build_from_paper(
             if record.image is None:
                 report.own_images.setdefault(record.family, []).append(record.task_id)
             report.lengths.setdefault((record.family, record.difficulty), []).append(record.optimal_length)
-    for name in names:
-        write_parquet(rows[name], parquet_path(report.out_dir, name))
-        report.rows[name] = len(rows[name])
-    write_readme(report.out_dir, report.lengths, origin=paper_origin(report))
+    with staging_folder(report.out_dir) as staging:  # the folder appears whole, or not at all
+        for name in names:
+            write_parquet(rows[name], parquet_path(staging, name))
+            report.rows[name] = len(rows[name])
+        write_readme(staging, report.lengths, origin=paper_origin(report))
     report.wall_seconds = time.perf_counter() - start
     return report
 

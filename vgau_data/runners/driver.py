@@ -165,7 +165,8 @@ def run_benchmark(
     model_name = plan.model_name or str(description.get("model", backend.name))
     summary = RunSummary(Path(plan.out_dir) / model_slug(model_name, backend.fingerprint()))
     start = time.perf_counter()
-    request = RunRequest(tuple(c.variant for c in plan.protocols), plan.runs, tuple(i.id for i in instances), plan.shard)
+    rows = tuple((i.id, i.task, i.difficulty) for i in instances)
+    request = RunRequest(tuple(c.variant for c in plan.protocols), plan.runs, rows, plan.shard)
     with folder_lock(summary.model_dir, exclusive=False):
         record_request(summary.model_dir, request)
         for config in plan.protocols:

@@ -16,7 +16,7 @@ hashes the model fingerprint, backend, protocol settings and prompt version, ins
 id, run index and generation settings.
 
 ``requested.jsonl`` gets one line per run invocation (its protocol variants, run count,
-shard and instance ids), so a report can tell rows that were asked for but never
+shard and instances), so a report can tell rows that were asked for but never
 finished, and protocols that never started, from rows nobody asked for. A run holds
 ``.lock`` shared for as long as it writes (shards run side by side); ``merge`` takes it
 exclusively, so it never rewrites files a run is still appending to.
@@ -326,11 +326,12 @@ class RunRequest:
 
     variants: tuple[str, ...]
     runs: int
-    ids: tuple[str, ...]
+    rows: tuple[tuple[str, str, str], ...]
+    """``(id, task, difficulty)`` of every instance."""
     shard: tuple[int, int] | None = None
 
     def to_json_obj(self) -> dict[str, Any]:
-        return {"variants": list(self.variants), "runs": self.runs, "ids": list(self.ids),
+        return {"variants": list(self.variants), "runs": self.runs, "rows": [list(row) for row in self.rows],
                 "shard": list(self.shard) if self.shard else None}
 
 
@@ -356,7 +357,8 @@ def read_requests(model_dir: Path) -> list[RunRequest]:
     for obj in iter_lines(path):
         try:
             shard = obj.get("shard")
-            requests.append(RunRequest(tuple(obj["variants"]), int(obj["runs"]), tuple(obj["ids"]),
+            rows = tuple((str(row_id), str(task), str(difficulty)) for row_id, task, difficulty in obj["rows"])
+            requests.append(RunRequest(tuple(obj["variants"]), int(obj["runs"]), rows,
                                        (int(shard[0]), int(shard[1])) if shard else None))
         except (KeyError, TypeError, ValueError, IndexError):
             raise RecordsError(f"{path}: a line is not a run request ({str(obj)[:80]}); the file is corrupt") from None
@@ -367,31 +369,32 @@ def read_requests(model_dir: Path) -> list[RunRequest]:
 class Expected:
     """What the requests of a folder add up to for one protocol variant."""
 
-    ids: frozenset[str]
+    rows: Mapping[str, tuple[str, str]]
+    """id -> ``(task, difficulty)`` of every instance asked for."""
     runs: int
     missing_shards: tuple[tuple[int, int], ...] = ()
     """``(i, N)`` shards some request of this variant implies but none ran."""
 
 
 def expected_work(requests: Sequence[RunRequest]) -> dict[str, Expected]:
-    """Per variant: the union of ids asked for, the most runs asked for, shards never started."""
-    ids: dict[str, set[str]] = {}
+    """Per variant: the union of instances asked for, the most runs asked for, shards never started."""
+    rows: dict[str, dict[str, tuple[str, str]]] = {}
     runs: dict[str, int] = {}
     shards: dict[str, dict[int, set[int]]] = {}
     for request in requests:
         for variant in request.variants:
-            ids.setdefault(variant, set()).update(request.ids)
+            rows.setdefault(variant, {}).update((row_id, (task, level)) for row_id, task, level in request.rows)
             runs[variant] = max(runs.get(variant, 0), request.runs)
             if request.shard is not None:
                 index, count = request.shard
                 shards.setdefault(variant, {}).setdefault(count, set()).add(index)
     return {
         variant: Expected(
-            frozenset(ids[variant]),
+            rows[variant],
             runs[variant],
             tuple((i, n) for n, seen in sorted(shards.get(variant, {}).items()) for i in range(n) if i not in seen),
         )
-        for variant in ids
+        for variant in rows
     }
 
 

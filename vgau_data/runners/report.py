@@ -121,9 +121,8 @@ def build_submission(collected: ModelRecords) -> Submission:
     return Submission(submission_header, tuple(lines))
 
 
-def _unplayed_row(row_id: str) -> DatasetRow:
-    """A row no record reached: its family and difficulty come from the id; it only ever scores as missing."""
-    task, difficulty, _ = row_id.rsplit("-", 2)
+def _unplayed_row(row_id: str, task: str, difficulty: str) -> DatasetRow:
+    """A row no record reached (known from the requests log): it only ever scores as missing, never replayed."""
     return DatasetRow(row_id, task, difficulty, 0, "", "")
 
 
@@ -155,15 +154,15 @@ def score_records(collected: ModelRecords) -> tuple[dict[str, Any], list[str], l
     all_ids: set[str] = set()
     for variant in collected.variants():
         groups = {run: group for (v, run), group in collected.by_variant_run.items() if v == variant}
-        expected = collected.expected.get(variant, Expected(frozenset(), 0))
-        ids = set(expected.ids) | {r["id"] for group in groups.values() for r in group.values()}
+        expected = collected.expected.get(variant, Expected({}, 0))
+        ids = set(expected.rows) | {r["id"] for group in groups.values() for r in group.values()}
         all_ids |= ids
         runs = max([expected.runs, *(run + 1 for run in groups)])
         errored = {r["id"] for group in groups.values() for r in group.values() if r.get("error") is not None}
         references = ReferenceSet(
             header.dataset_source,
             header.fingerprint,
-            tuple(rows.get(i) or _unplayed_row(i) for i in sorted(ids)),
+            tuple(rows.get(i) or _unplayed_row(i, *expected.rows[i]) for i in sorted(ids)),
             header.dataset_revision,
         )
         records = tuple(r for r in submission.records if r.protocol == variant)
