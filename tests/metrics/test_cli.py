@@ -203,26 +203,20 @@ def bomb(path: Path, *members: bytes, repeat: int) -> Path:
     return path
 
 
-def test_score__a_new_protocol_per_line_with_run_999_is_refused_at_once(
-    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path
-) -> None:
-    row_id = references.rows[0].id
-    path = tmp_path / "runs.jsonl"
-    path.write_text("\n".join([header_line(references)] + [record_line(row_id, f"p{i}", 999) for i in range(300)]) + "\n")
-    run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(
-        "line 2: run 999 of 'p0' means 1000 runs", "--max-runs"
-    )
-
-
-def test_score__protocols_past_the_limit_are_refused_naming_the_line(
-    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path
+@pytest.mark.parametrize(
+    ("run", "fragments"),
+    [
+        (999, ["line 2: run 999 of 'p0' means 1000 runs", "--max-runs"]),  # the probe: 300 lines, 22 KB
+        (0, ["line 34: protocol 'p32' is protocol number 33, over the limit of 32", "--max-protocols"]),
+    ],
+)
+def test_score__a_new_protocol_per_line_is_refused_at_the_limit_naming_the_line(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path, run: int, fragments: list[str]
 ) -> None:
     row_id = references.rows[0].id
     path = tmp_path / "protocols.jsonl"
-    path.write_text("\n".join([header_line(references)] + [record_line(row_id, f"p{i}") for i in range(300)]) + "\n")
-    run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(
-        "line 34: protocol 'p32' is protocol number 33, over the limit of 32", "--max-protocols"
-    )
+    path.write_text("\n".join([header_line(references)] + [record_line(row_id, f"p{i}", run) for i in range(300)]) + "\n")
+    run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(*fragments)
 
 
 def test_score__every_protocol_and_run_the_limits_allow_scores_in_time(

@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from vgau_data.terminal import terminal_safe
 
@@ -40,49 +41,25 @@ def _number(text: str, kind: type[int] | type[float]) -> int | float:
     return value
 
 
-def positive_int(text: str) -> int:
-    """An integer >= 1 (counts of workers, runs, tokens, ...).
+def _checked(kind: type[Any], accept: Callable[[Any], bool], requirement: str, doc: str) -> Callable[[str], Any]:
+    """An argparse ``type=`` reading a ``kind`` (finite, for floats) that ``accept`` must allow."""
 
-    Example:
-        >>> positive_int("3")
-        3
-    """
-    value = int(_number(text, int))
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+    def check(text: str) -> Any:
+        value = _number(text, kind)
+        if not accept(value):
+            shown = f"{value:g}" if isinstance(value, float) else str(value)
+            raise argparse.ArgumentTypeError(f"must be {requirement}, got {shown}")
+        return value
 
-
-def non_negative_int(text: str) -> int:
-    """An integer >= 0 (seeds, row counts, retries)."""
-    value = int(_number(text, int))
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    check.__doc__ = doc
+    return check
 
 
-def non_negative_float(text: str) -> float:
-    """A finite number >= 0 (temperatures); NaN and infinities are refused."""
-    value = float(_number(text, float))
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value:g}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """A finite number > 0 (timeouts)."""
-    value = float(_number(text, float))
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, got {value:g}")
-    return value
-
-
-def fraction(text: str) -> float:
-    """A number in (0, 1] (top-p, GPU memory share)."""
-    value = float(_number(text, float))
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 1, got {value:g}")
-    return value
+positive_int = _checked(int, lambda v: v >= 1, "at least 1", "An integer >= 1 (counts of workers, runs, tokens, ...).")
+non_negative_int = _checked(int, lambda v: v >= 0, "0 or more", "An integer >= 0 (seeds, row counts, retries).")
+non_negative_float = _checked(float, lambda v: v >= 0, "0 or more", "A finite number >= 0 (temperatures).")
+positive_float = _checked(float, lambda v: v > 0, "more than 0", "A finite number > 0 (timeouts).")
+fraction = _checked(float, lambda v: 0 < v <= 1, "more than 0 and at most 1", "A number in (0, 1] (top-p, GPU share).")
 
 
 def output_dir(text: str) -> str:
