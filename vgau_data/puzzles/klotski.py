@@ -656,21 +656,21 @@ def parse_answer(text: str) -> tuple[Step, ...]:
     text = answer_text(text)
     key = _last_solution_key(text)
     if key is None:
-        runs = _pair_runs(text, 0)
-        if not runs:
+        run, length = _last_pair_run(text, 0)
+        if not length:
             raise AnswerError("no_answer", "no solution list and no from/direction pairs")
-        return _steps_of_run(runs[-1])
+        return _steps_of_run(run, length)
     start = key - 1
     try:
         value, end = _read_list(text, start)
     except AnswerError:
-        runs = _pair_runs(text, start)
-        if runs:  # a broken list whose pairs still read cleanly
-            return _steps_of_run(runs[-1])
+        run, length = _last_pair_run(text, start)
+        if length:  # a broken list whose pairs still read cleanly
+            return _steps_of_run(run, length)
         raise
-    runs = _pair_runs(text, end)
-    if runs:  # a brace-less answer after the last solution list
-        return _steps_of_run(runs[-1])
+    run, length = _last_pair_run(text, end)
+    if length:  # a brace-less answer after the last solution list
+        return _steps_of_run(run, length)
     return _steps_of_list(value)
 
 
@@ -703,23 +703,26 @@ def _read_list(text: str, start: int) -> tuple[Any, int]:
     return value, start + end
 
 
-def _pair_runs(text: str, start: int) -> list[list[re.Match[str]]]:
-    """Maximal runs of from/direction pairs after ``start``, separated only by brackets,
-    commas, quotes and spaces."""
-    runs: list[list[re.Match[str]]] = []
+def _last_pair_run(text: str, start: int) -> tuple[list[re.Match[str]], int]:
+    """The last maximal run of from/direction pairs after ``start`` (pairs separated only by
+    brackets, commas, quotes and spaces): its first ``MAX_ANSWER_STEPS + 1`` pairs and its
+    length (0 when there is none). Memory stays bounded however many pairs the text holds."""
+    run: list[re.Match[str]] = []
+    length = 0
     previous_end = -1
     for match in _PAIR.finditer(text, start):
-        if runs and _PAIR_SEPARATOR.fullmatch(text, previous_end, match.start()):
-            runs[-1].append(match)
-        else:
-            runs.append([match])
+        if not (length and _PAIR_SEPARATOR.fullmatch(text, previous_end, match.start())):
+            run, length = [], 0
+        if length <= MAX_ANSWER_STEPS:
+            run.append(match)
+        length += 1
         previous_end = match.end()
-    return runs
+    return run, length
 
 
-def _steps_of_run(run: list[re.Match[str]]) -> tuple[Step, ...]:
-    if len(run) > MAX_ANSWER_STEPS:
-        raise AnswerError("bad_format", f"{len(run)} steps (at most {MAX_ANSWER_STEPS})")
+def _steps_of_run(run: list[re.Match[str]], length: int) -> tuple[Step, ...]:
+    if length > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{length} steps (at most {MAX_ANSWER_STEPS})")
     return tuple(((int(m.group(1)), int(m.group(2))), parse_direction(m.group(3))) for m in run)
 
 
