@@ -1,4 +1,4 @@
-"""Run ``vgau-data`` in a child process under a memory cap, for the hostile-input probes.
+"""Helpers of the hostile-input probes: ``vgau-data`` in a child under a memory cap, gzip bombs.
 
 The child gets ``RLIMIT_AS`` of ``memory`` bytes (a run past it dies with MemoryError),
 and the caller checks the wall time it took, start-up included.
@@ -6,12 +6,14 @@ and the caller checks the wall time it took, start-up included.
 
 from __future__ import annotations
 
+import gzip
 import resource
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 MEMORY_BYTES = 1 << 30
 """The issue's bound: every probe stays under 1 GB."""
@@ -55,3 +57,9 @@ def run_cli_bounded(args: Sequence[str], *, memory: int = MEMORY_BYTES, seconds:
     elapsed = time.perf_counter() - start
     assert elapsed < seconds, f"vgau-data {' '.join(args)[:200]} took {elapsed:.1f} s (bound {seconds} s)"
     return Finished(done.returncode, done.stdout, done.stderr, elapsed)
+
+
+def gzip_bomb(path: Path, *members: bytes, repeat: int = 1, level: int = 9) -> Path:
+    """Concatenated gzip members, each compressed once and repeated: megabytes that decompress to gigabytes."""
+    path.write_bytes(b"".join(gzip.compress(member, level) for member in members) * repeat)
+    return path

@@ -15,7 +15,7 @@ from vgau_data.metrics.baselines import oracle_output
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.results import score_submission
 from vgau_data.metrics.submission import MIB, read_submission, submission_lines
-from tests.bounded import run_cli_bounded
+from tests.bounded import gzip_bomb, run_cli_bounded
 
 
 @pytest.fixture()
@@ -197,12 +197,6 @@ def record_line(row_id: str, protocol: str = "direct", run: int = 0, output: str
     return json.dumps({"id": row_id, "protocol": protocol, "run": run, "output": output})
 
 
-def bomb(path: Path, *members: bytes, repeat: int) -> Path:
-    """Concatenated gzip members, each compressed once: megabytes that decompress to gigabytes."""
-    path.write_bytes(b"".join(gzip.compress(member, 9) for member in members) * repeat)
-    return path
-
-
 @pytest.mark.parametrize(
     ("run", "fragments"),
     [
@@ -248,7 +242,7 @@ def test_score__gzip_bombs_stop_at_the_limits(
     header = (header_line(references) + "\n").encode()
     path = tmp_path / f"{name}.jsonl.gz"
     path.write_bytes(gzip.compress(header) if name != "zeros" else b"")
-    path.write_bytes(path.read_bytes() + bomb(tmp_path / "b.gz", *members, repeat=repeat).read_bytes())
+    path.write_bytes(path.read_bytes() + gzip_bomb(tmp_path / "b.gz", *members, repeat=repeat).read_bytes())
     assert path.stat().st_size < 10 * MIB
     run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(message)
 
@@ -260,7 +254,7 @@ def test_score__a_bomb_of_distinct_big_records_stays_in_memory_bounds(
     members = [(header_line(references) + "\n").encode()] + [
         (record_line(ids[i % len(ids)], f"p{i // len(ids)}", 0, "u" * (4 * MIB - 100)) + "\n").encode() for i in range(70)
     ]
-    path = bomb(tmp_path / "big.jsonl.gz", *members, repeat=1)
+    path = gzip_bomb(tmp_path / "big.jsonl.gz", *members, repeat=1, level=1)
     run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset)]).assert_one_line_error(
         "decompresses to more than 256 MiB"
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from tests.bounded import gzip_bomb
 from vgau_data.errors import SubmissionError
 from vgau_data.metrics import submission_schema_path
 from vgau_data.metrics.submission import (
@@ -214,12 +215,6 @@ def test_base_protocol__longest_known_prefix() -> None:
 # ------------------------------------------------------------------ limits (issue 10)
 
 
-def gz_members(path: Path, *members: bytes, repeat: int = 1) -> Path:
-    """A .gz of concatenated gzip members (each compressed once, repeated): a cheap bomb."""
-    path.write_bytes(b"".join(gzip.compress(member, 9) for member in members) * repeat)
-    return path
-
-
 @pytest.mark.parametrize(
     ("limits", "text_lines", "message"),
     [
@@ -257,7 +252,7 @@ def test_read__file_size_is_checked_before_reading(tmp_path: Path) -> None:
 
 def test_read__decompression_stops_at_the_data_limit(tmp_path: Path) -> None:
     header = (json.dumps(HEADER) + "\n").encode()
-    bomb = gz_members(tmp_path / "bomb.jsonl.gz", header, b" " * MIB + b"\n", repeat=3)
+    bomb = gzip_bomb(tmp_path / "bomb.jsonl.gz", header, b" " * MIB + b"\n", repeat=3)
     with pytest.raises(SubmissionError, match=r"line 4: the submission decompresses to more than 2 MiB \(raise the limit with --max-data-mb\)"):
         read_submission(bomb, limits=SubmissionLimits(max_data_mb=2))
 

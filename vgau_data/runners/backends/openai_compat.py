@@ -92,7 +92,7 @@ class OpenAIBackend:
         max_retries: int = 5,
         backoff_s: float = 1.0,
         timeout_s: float = 600.0,
-        max_reply_mb: int = 16,
+        max_reply_mb: int = 4,
         max_tokens_field: str = "max_tokens",
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
