@@ -33,7 +33,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vgau_data.runners.backends.base import BackendError, Completion, GenParams
 from vgau_data.runners.backends.bounded_http import (
@@ -56,10 +56,13 @@ FATAL_STATUS: frozenset[int] = frozenset({401, 403, 404})
 MAX_BACKOFF_S = 60.0
 DETAIL_CHARS = 300
 """Most of a server's error message kept in a record."""
+T = TypeVar("T")
 
 
 class MalformedReply(ValueError):
-    """A 200 reply that is not a chat completion of the expected shape."""
+    """A 2xx reply that is not of the expected shape; ``label`` starts its recorded error."""
+
+    label = "malformed reply"
 
 
 class OpenAIBackend:
@@ -173,9 +176,31 @@ class OpenAIBackend:
 
     def _complete(self, conversation: Conversation, gen: GenParams) -> Completion:
         data = json.dumps(self.request_body(conversation, gen)).encode("utf-8")
-        url = f"{self.base_url}/chat/completions"
-        secrets = self._secrets()
         start = time.perf_counter()
+        secrets = self._secrets()
+
+        def read(body: bytes) -> Completion:
+            return _redacted(_completion_from(_json_object(body), time.perf_counter() - start), secrets)
+
+        completion, error = self.post_with_retries(
+            f"{self.base_url}/chat/completions", data, self._headers(conversation), read, conversation.session_id
+        )
+        return completion if completion is not None else Completion(error=error, latency_s=time.perf_counter() - start)
+
+    def post_with_retries(
+        self, url: str, data: bytes, headers: dict[str, str], read: Callable[[bytes], T], session_id: str
+    ) -> tuple[T | None, str]:
+        """POST ``data`` and ``read`` the reply, retrying by this backend's rules.
+
+        Returns ``(result, "")``, or ``(None, last error)`` once retries are spent or the
+        status is not retryable. ``read`` raises ``MalformedReply`` (or a subclass) for a
+        2xx reply it cannot use; that attempt is retried. Every error text is scrubbed of
+        the key and credentials.
+
+        Raises:
+            BackendError: a status that no retry can fix (``FATAL_STATUS``: bad key, URL or model).
+        """
+        secrets = self._secrets()
         last_error = "no attempt made"
         retry_after: float | None = None
         for attempt in range(self.max_retries + 1):
@@ -183,10 +208,8 @@ class OpenAIBackend:
                 self.sleep(self._delay(attempt, retry_after))
             retry_after = None
             try:
-                body = post(url, data, self._headers(conversation), deadline_s=self.timeout_s,
-                            max_bytes=self.max_reply_bytes)
-                completion = _completion_from(_json_object(body), time.perf_counter() - start)
-                return _redacted(completion, secrets)
+                body = post(url, data, headers, deadline_s=self.timeout_s, max_bytes=self.max_reply_bytes)
+                return read(body), ""
             except RequestFailed as failure:
                 detail = redact(failure.detail, secrets)[:DETAIL_CHARS]
                 if failure.status in FATAL_STATUS:
@@ -199,9 +222,9 @@ class OpenAIBackend:
                     break
                 retry_after = failure.retry_after
             except MalformedReply as error:
-                last_error = redact(f"malformed reply: {error}", secrets)[: 2 * DETAIL_CHARS]
-            logger.info("request for %s failed (attempt %d): %s", conversation.session_id, attempt + 1, last_error)
-        return Completion(error=last_error, latency_s=time.perf_counter() - start)
+                last_error = redact(f"{error.label}: {error}", secrets)[: 2 * DETAIL_CHARS]
+            logger.info("request for %s failed (attempt %d): %s", session_id, attempt + 1, last_error)
+        return None, last_error
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

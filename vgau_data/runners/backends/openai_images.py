@@ -37,8 +37,8 @@ from typing import Any, Final, Literal
 from PIL import Image, UnidentifiedImageError
 
 from vgau_data.runners.backends.base import BackendError, GeneratedImage, GenParams, ImageRequest
-from vgau_data.runners.backends.bounded_http import RequestFailed, post, redact
-from vgau_data.runners.backends.openai_compat import DETAIL_CHARS, FATAL_STATUS, RETRYABLE_STATUS, OpenAIBackend
+from vgau_data.runners.backends.bounded_http import redact
+from vgau_data.runners.backends.openai_compat import MalformedReply, OpenAIBackend
 from vgau_data.runners.messages import Conversation, image_bytes, to_openai, user
 
 logger = logging.getLogger(__name__)
@@ -49,8 +49,10 @@ MAX_PIXELS: Final = 64 * 1024 * 1024
 """Largest decoded image accepted (width x height)."""
 
 
-class BadImageReply(ValueError):
+class BadImageReply(MalformedReply):
     """A 2xx reply that holds no usable image."""
+
+    label = "no image in the reply"
 
 
 class OpenAIImageGenerator(OpenAIBackend):
@@ -127,28 +129,14 @@ class OpenAIImageGenerator(OpenAIBackend):
             return GeneratedImage(error=str(error))
         headers = self._headers(Conversation((), request.session_id)) | content_type
         secrets = self._secrets()
-        last_error, retry_after = "no attempt made", None
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                self.sleep(self._delay(attempt, retry_after))
-            retry_after = None
-            try:
-                body = post(url, data, headers, deadline_s=self.timeout_s, max_bytes=self.max_reply_bytes)
-                image, text = read_image_reply(body, chat=self.endpoint == "chat")
-                return GeneratedImage(image=image, text=redact(text, secrets), latency_s=time.perf_counter() - start,
-                                      meta={"endpoint": self.endpoint, "size": list(image.size)})  # fmt: skip
-            except RequestFailed as failure:
-                detail = redact(failure.detail, secrets)[:DETAIL_CHARS]
-                if failure.status in FATAL_STATUS:
-                    raise BackendError(f"{url} answered HTTP {failure.status} for model {self.model!r} ({detail})") from None
-                last_error = redact(f"{failure}: {detail}" if detail else str(failure), secrets)
-                if failure.status is not None and failure.status not in RETRYABLE_STATUS:
-                    break
-                retry_after = failure.retry_after
-            except BadImageReply as error:
-                last_error = redact(f"no image in the reply: {error}", secrets)[: 2 * DETAIL_CHARS]
-            logger.info("image request %s failed (attempt %d): %s", request.session_id, attempt + 1, last_error)
-        return GeneratedImage(error=last_error, latency_s=time.perf_counter() - start)
+
+        def read(body: bytes) -> GeneratedImage:
+            image, text = read_image_reply(body, chat=self.endpoint == "chat")
+            return GeneratedImage(image=image, text=redact(text, secrets), latency_s=time.perf_counter() - start,
+                                  meta={"endpoint": self.endpoint, "size": list(image.size)})  # fmt: skip
+
+        generated, error = self.post_with_retries(url, data, headers, read, request.session_id)
+        return generated if generated is not None else GeneratedImage(error=error, latency_s=time.perf_counter() - start)
 
 
 def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes, str]]) -> tuple[bytes, str]:
