@@ -32,9 +32,9 @@ def render_row(item: tuple[str, str, str]) -> tuple[str, float, int]:
     if answer is None:
         answer = family.parse_answer(_wrap(family_name, solution_payload))
     board = family.render(state)
-    images = [board, annotate(family, board)]
+    images = [board, annotate(family, board, state)]
     steps = [family.render(s) for s in family.trajectory(state, answer)]
-    images += steps + [annotate(family, s) for s in steps]
+    images += steps + [annotate(family, s, state) for s in steps]
     encoded = sum(len(png_bytes(image)) for image in images)
     return family_name, time.perf_counter() - start, encoded
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import numpy as np
 import pytest
 
 from vgau_data.answers import MAX_ANSWER_CHARS
@@ -68,7 +69,26 @@ def test_family__oracle_aid_adds_red_grid_and_labels(spec: FamilySpec, instances
     y = geometry.margin_top
     assert aid.getpixel((x, y)) == (220, 20, 20)
     with pytest.raises(ValueError, match="boards are"):
-        annotate(spec, board.resize((100, 100)))
+        annotate(spec, board.resize((100, 100)), state)
+
+
+@pytest.mark.parametrize("spec", FAMILY_PARAMS)
+def test_family__oracle_aid_labels_the_cells_tables_18_to_23_name(spec: FamilySpec, instances) -> None:
+    """Every cell carries its (r,c) label, except sokoban's walls (Table 19: non-wall cells only)."""
+    state, _ = instances[(spec.name, "medium")]
+    board, aid = np.asarray(spec.render(state)), np.asarray(oracle_aid(spec, state))
+    geometry, quarter = spec.geometry, spec.geometry.cell_px // 4
+    labelled = set()
+    for r in range(geometry.rows):
+        for c in range(geometry.cols):
+            cx, cy = geometry.center((r, c))
+            window = np.s_[cy - quarter // 2 : cy + quarter // 2, cx - quarter : cx + quarter]
+            if (board[window] != aid[window]).any():
+                labelled.add((r, c))
+    every = {(r, c) for r in range(geometry.rows) for c in range(geometry.cols)}
+    expected = every if spec.labelled_cells is None else set(spec.labelled_cells(state))
+    assert labelled == expected
+    assert (spec.name == "sokoban") == (expected != every)
 
 
 @pytest.mark.parametrize(("spec", "difficulty"), CASES)

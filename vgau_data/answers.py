@@ -25,6 +25,9 @@ MAX_DEPTH = 16
 """Deepest nesting accepted; every SPEC format nests at most 4 levels."""
 MAX_NUMBER_CHARS = 24
 
+STEP_TAG = "STEP_JSON"
+"""The tag around one interactive step (the authors' per-step format)."""
+
 _FENCE = re.compile(r"```[A-Za-z0-9_+-]*")
 _BARE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -84,6 +87,32 @@ def last_tagged(text: str, tag: str) -> str | None:
     if start < 0:
         return None
     return text[start + len(opening) : close]
+
+
+def last_step_value(text: str) -> Any:
+    """The JSON value in the last ``<STEP_JSON>...</STEP_JSON>`` of ``text`` (read leniently).
+
+    Raises ``AnswerError``: ``no_answer`` without the tags, ``bad_format`` when the content
+    is not one JSON value.
+
+    Example:
+        >>> last_step_value('first <STEP_JSON>{"a":1}</STEP_JSON>, then <step_json>[2, 3,]</step_json>')
+        [2, 3]
+    """
+    payload = last_tagged(answer_text(text), STEP_TAG)
+    if payload is None:
+        raise AnswerError("no_answer", f"no <{STEP_TAG}>...</{STEP_TAG}> found")
+    return load_lenient(payload)
+
+
+def step_text(value: Any) -> str:
+    """One step in the per-step format: compact JSON inside ``<STEP_JSON>`` tags.
+
+    Example:
+        >>> step_text({"car": "A", "direction": "up"})
+        '<STEP_JSON>{"car":"A","direction":"up"}</STEP_JSON>'
+    """
+    return f"<{STEP_TAG}>{json.dumps(value, separators=(',', ':'), ensure_ascii=False)}</{STEP_TAG}>"
 
 
 def strip_fences(payload: str) -> str:

@@ -37,7 +37,7 @@ def test_cells__oracle_images_agree_fully(family: FamilySpec, solved) -> None:
         cases.append((oracle_vr(family, state, solution.answer), state, "sketch"))
         cases += [(board, step, "none") for board, step in zip(oracle_states(family, state, solution.answer), steps)]
         boards = oracle_states(family, state, solution.answer)
-        cases += [(aug, step, "grid") for aug, step in zip(oracle_aug_states(family, boards), steps)]
+        cases += [(aug, step, "grid") for aug, step in zip(oracle_aug_states(family, state, boards), steps)]
         for image, truth, overlay in cases:
             result = cell_agreement(family, image, truth, overlay)
             assert (result.agreement, result.exact) == (1.0, True), overlay

@@ -9,6 +9,7 @@ import pytest
 
 from vgau_data.puzzles.base import Replay
 from vgau_data.puzzles.checks import FamilyCheckError, check_family
+from vgau_data.puzzles.path import PathStep
 from vgau_data.registry import get_family
 
 MAZE = get_family("maze")
@@ -26,19 +27,36 @@ def broken(**changes: object):
         ({"solve": lambda state: None}, "no solution"),
         ({"format_answer": lambda answer: "<ANSWER_JSON>[]</ANSWER_JSON>"}, "answer text round trip"),
         ({"answer_payload": lambda answer: "[]"}, "payload round trip"),
-        ({"question": lambda state, style: "same text"}, "question styles"),
+        ({"prompts": dataclasses.replace(MAZE.prompts, answer_format="the shortest list")}, "shortest"),
+        ({"format_step": lambda step: f"Next, move one step {step}!"}, None),
+        ({"parse_step": lambda text: "up"}, "per-turn step text"),
         ({"render": lambda state: MAZE.render(state).resize((10, 10))}, "render"),
         ({"buckets": {"easy": (1, 6), "medium": (6, 17), "hard": (18, 30)}}, "disjoint"),
     ],
-    ids=["replay", "generate", "solve", "format", "payload", "question", "render", "buckets"],
+    ids=["replay", "generate", "solve", "format", "payload", "prompt", "step-ok", "step", "render", "buckets"],
 )
-def test_check_family__names_what_is_broken(changes: dict, message: str) -> None:
+def test_check_family__names_what_is_broken(changes: dict, message: str | None) -> None:
+    if message is None:  # a harmless change passes
+        check_family(broken(**changes), per_bucket=1)
+        return
     with pytest.raises(FamilyCheckError, match=message):
         check_family(broken(**changes), per_bucket=1)
 
 
+def test_check_family__catches_a_path_replay_that_ignores_the_marker() -> None:
+    path = get_family("path")
+
+    def letters_only(state, answer):  # scores a walk by its declared letters alone, as the old runner did
+        if answer and isinstance(answer[0], PathStep):
+            answer = tuple(letter for step in answer for letter in step.hit_labels)
+        return path.replay(state, answer)
+
+    with pytest.raises(FamilyCheckError, match="step-by-step"):
+        check_family(dataclasses.replace(path, replay=letters_only), per_bucket=1)
+
+
 def test_check_family__defaults_are_filled_from_the_family() -> None:
-    spec = broken(parse_steps=None, format_steps=None, trajectory=None, answer_from_payload=None, random_step=None)
-    assert spec.parse_steps is MAZE.parse_answer and spec.format_steps is MAZE.format_answer
+    spec = broken(answer_steps=None, trajectory=None, answer_from_payload=None, random_step=None)
+    assert spec.answer_steps(None, ("up",)) == ("up",)
     assert spec.answer_from_payload('["up"]') == ("up",)
     check_family(spec, per_bucket=1)

@@ -584,18 +584,27 @@ def test_render__deterministic() -> None:
 
 
 @pytest.mark.parametrize("style", ["text_cot", "direct"])
-def test_question__states_rules_and_format_without_answer(style: str) -> None:
+def test_question__carries_table_17_and_no_answer(style: str) -> None:
     state = k.generate("hard", np.random.default_rng(3))
-    prompt = k.question(state, style)
-    for phrase in ('{"solution":[{"from":', "(4, 2)", "top-left", "0-based", "red", '"T"', "as few moves"):
+    prompt = k.SPEC.question(state, style)
+    for phrase in ('{"solution":[{"from":', "(4,2)", "TOP-LEFT".lower(), "0-based", "Exactly two cells", '"T"'):
         assert phrase in prompt
+    assert "as few" not in prompt and "shortest" not in prompt
     assert k.answer_payload(k.solve(state).answer) not in prompt
     assert str(k.solve(state).optimal_length) + " moves" not in prompt
 
 
 def test_question__styles_differ_and_unknown_style_raises() -> None:
     state = board(ONE_MOVE)
-    assert k.question(state, "text_cot") != k.question(state, "direct")
-    assert "step by step" in k.question(state, "text_cot")
+    assert k.SPEC.question(state, "text_cot") != k.SPEC.question(state, "direct")
+    assert "Reason briefly" in k.SPEC.question(state, "text_cot")
     with pytest.raises(ValueError):
-        k.question(state, "essay")  # type: ignore[arg-type]
+        k.SPEC.question(state, "essay")  # type: ignore[arg-type]
+
+
+def test_step_format__is_table_29s_step_json() -> None:
+    step = ((3, 2), "down")
+    assert k.format_step(step) == '<STEP_JSON>{"from":[3,2],"direction":"DOWN"}</STEP_JSON>'
+    assert k.parse_step("Slide it. <step_json>{'from': [3, 2], 'direction': 'Down'}</step_json>") == step
+    with pytest.raises(AnswerError):
+        k.parse_step('{"solution":[{"from":[3,2],"direction":"DOWN"}]}')  # the final-answer format is no step

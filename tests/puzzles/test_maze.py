@@ -393,15 +393,22 @@ def test_format_answer__round_trips() -> None:
 # --------------------------------------------------------------------------- prompts, baseline, spec
 
 
-def test_question__styles_and_no_leak(generated) -> None:
+def test_question__carries_table_12_and_no_leak(generated) -> None:
     state = generated["hard"][0]
     for style in ("text_cot", "direct"):
-        text = maze.question(state, style)
-        assert "<ANSWER_JSON>" in text and "(r, c)" in text
-        assert str(maze.solve(state).optimal_length) + " " not in text.replace("10x10", "")
-    assert "step by step" in maze.question(state, "text_cot")
+        text = maze.SPEC.question(state, style)
+        assert '<ANSWER_JSON>["up","left","down"]</ANSWER_JSON>' in text and "goal" in text and "wall" in text
+        assert "shortest" not in text and str(maze.solve(state).optimal_length) + " " not in text
+    assert "Reason briefly" in maze.SPEC.question(state, "text_cot")
     with pytest.raises(ValueError):
-        maze.question(state, "verbose")  # type: ignore[arg-type]
+        maze.SPEC.question(state, "verbose")  # type: ignore[arg-type]
+
+
+def test_step_format__is_the_authors_sentence() -> None:
+    assert maze.SPEC.format_step("left") == "Next, move one step left."
+    assert maze.SPEC.parse_step("Left is a wall, so: Next, move one step UP.") == "up"
+    with pytest.raises(AnswerError):
+        maze.SPEC.parse_step('<ANSWER_JSON>["up"]</ANSWER_JSON>')
 
 
 def test_random_answer__legal_and_deterministic(generated) -> None:

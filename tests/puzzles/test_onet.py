@@ -684,16 +684,23 @@ def test_parse__non_text_is_no_answer():
 
 
 @pytest.mark.parametrize("style", ["text_cot", "direct"])
-def test_question__states_rules_and_format_without_leaking(style):
+def test_question__carries_table_16_without_leaking(style):
     state = gen("hard", 0)
-    text = onet.question(state, style)
-    assert "<answer_json>" in text and "</answer_json>" in text
-    assert "(r, c)" in text and "inside" in text and "two turns" in text
+    text = onet.SPEC.question(state, style)
+    assert "<answer_json>[[[r1,c1],[r2,c2]],[[r3,c3],[r4,c4]]]</answer_json>" in text
+    assert "(0,0)" in text and "at most 2 turns" in text and "outside of the board" in text
     # the prompt does not depend on the board, so it cannot reveal a solution
-    assert text == onet.question(gen("easy", 1), style)
-    assert onet.question(state, "text_cot") != onet.question(state, "direct")
+    assert text == onet.SPEC.question(gen("easy", 1), style)
+    assert onet.SPEC.question(state, "text_cot") != onet.SPEC.question(state, "direct")
     with pytest.raises(ValueError):
-        onet.question(state, "other")
+        onet.SPEC.question(state, "other")
+
+
+def test_step_format__is_the_authors_step_json():
+    assert onet.format_step(((0, 1), (2, 1))) == "<STEP_JSON>[[0,1],[2,1]]</STEP_JSON>"
+    assert onet.parse_step("the pears: <STEP_JSON>[[0,1], [2,1],]</STEP_JSON>") == ((0, 1), (2, 1))
+    with pytest.raises(AnswerError):
+        onet.parse_step("<answer_json>[[[0,1],[2,1]]]</answer_json>")
 
 
 def test_random_answer__pairs_the_occupied_cells_at_random():

@@ -608,23 +608,28 @@ def test_format_answer__round_trips_and_payload_is_compact() -> None:
     answer = (("A", "up"), ("R", "right"), ("B", "down"), ("C", "left"))
     assert parking.parse_answer(parking.format_answer(answer)) == answer
     assert parking.answer_payload(answer[:1]) == '[{"car":"A","direction":"up"}]'
-    assert parking.SPEC.parse_steps(parking.SPEC.format_steps(answer)) == answer
-    assert parking.SPEC.episode_answer(from_ascii(LOCKED), [("A", "up")]) == (("A", "up"),)
 
 
 # ---------------------------------------------------------------------------- prompts and baseline
 
 
 @pytest.mark.parametrize("style", ["text_cot", "direct"])
-def test_question__states_format_and_leaks_nothing(style) -> None:
+def test_question__carries_table_15_with_the_exit_row(style) -> None:
     state = parking.generate("hard", _rng(2))
-    text = parking.question(state, style)
-    assert '<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>' in text
-    assert "(0,0)" in text and "shortest" in text and "red car R" in text and "exit" in text
+    text = parking.SPEC.question(state, style)
+    assert '<ANSWER_JSON>[{"car":"A","direction":"up"},{"car":"R","direction":"right"}]</ANSWER_JSON>' in text
+    assert f"row index {state.exit_row}" in text and "8x8" in text and 'red car "R"' in text
+    assert "shortest" not in text
     solution = parking.solve(state)
     assert parking.answer_payload(solution.answer) not in text
-    assert not re.search(rf"\b{solution.optimal_length}\b", text)
-    assert f"row {state.exit_row}" not in text
+    assert not re.search(rf"\b{solution.optimal_length} (steps|moves)\b", text)
+
+
+def test_step_format__is_the_authors_step_json() -> None:
+    assert parking.format_step(("R", "right")) == '<STEP_JSON>{"car":"R","direction":"right"}</STEP_JSON>'
+    assert parking.parse_step("<STEP_JSON>{'car': 'b', 'direction': 'U'}</STEP_JSON>") == ("B", "up")
+    with pytest.raises(AnswerError):
+        parking.parse_step('<ANSWER_JSON>[{"car":"B","direction":"up"}]</ANSWER_JSON>')
 
 
 def test_random_answer__deterministic_and_along_each_axis() -> None:

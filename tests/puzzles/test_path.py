@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 from vgau_data.errors import StateError
 from vgau_data.puzzles import grids, path
 from vgau_data.puzzles.base import AnswerError, Illegal, Replay, Solution
-from vgau_data.puzzles.path import PathState, from_ascii
+from vgau_data.puzzles.path import PathState, PathStep, from_ascii
 from vgau_data.rendering import font
 
 # Fixtures: S start, T end (target), A-E labels, # blocked, . road (a tree).
@@ -86,8 +86,8 @@ def test_json__round_trip_and_schema() -> None:
     assert obj["start"] == [0, 0] and obj["end"] == [7, 9] and obj["grid"][0] == "..#.######"
     assert path.from_json(text) == state
     # the marker is not part of the JSON state
-    moved = path.apply_step(state, "right")
-    assert path.to_json(moved) == text and path.from_json(path.to_json(moved)) == state
+    moved = path.apply_step(state, PathStep("right"))
+    assert moved.position == (0, 1) and path.to_json(moved) == text and path.from_json(path.to_json(moved)) == state
 
 
 @pytest.mark.parametrize(
@@ -173,36 +173,70 @@ def test_replay__empty_answer_when_no_label_on_path() -> None:
 
 # --------------------------------------------------------------------------- rules (marker)
 
+R, L, U, D = (PathStep(move) for move in ("right", "left", "up", "down"))
+
 
 def test_apply_step__out_of_bounds() -> None:
     state = from_ascii(FORK)
-    assert path.apply_step(state, "up") == Illegal("out_of_bounds", 0)
-    assert path.apply_step(state, "left") == Illegal("out_of_bounds", 0)
+    assert path.apply_step(state, U) == Illegal("out_of_bounds", 0)
+    assert path.apply_step(state, L) == Illegal("out_of_bounds", 0)
 
 
 def test_apply_step__wall() -> None:
     state = from_ascii(FORK)
-    assert path.apply_step(state, "down") == Illegal("wall", 0)
-    moved = path.apply_step(state, "right")
+    assert path.apply_step(state, D) == Illegal("wall", 0)
+    moved = path.apply_step(state, R)
     assert moved.position == (0, 1)
-    assert path.apply_step(moved, "down") == Illegal("wall", 0)
-    assert path.apply_step(state, "north") == Illegal("unknown_action", 0)
+    assert path.apply_step(moved, D) == Illegal("wall", 0)
+    assert path.apply_step(state, PathStep("north")) == Illegal("unknown_action", 0)  # type: ignore[arg-type]
+    assert path.apply_step(state, "right") == Illegal("unknown_action", 0)  # a bare direction is no step
 
 
-def test_apply_step__marker_walk_goal_and_back_to_start() -> None:
+def test_apply_step__declarations_must_follow_the_on_path_letters() -> None:
+    state = from_ascii(FORK)  # on-path letters: A
+    declared = path.apply_step(state, PathStep("right", ("A",)))
+    assert declared.declared == ("A",) and declared.position == (0, 1)
+    early = path.apply_step(state, R)  # onto A without declaring it
+    assert path.apply_step(early, PathStep("right", ("A",))).declared == ("A",)  # declared late: still a prefix
+    assert path.apply_step(state, PathStep("right", ("B",))) == Illegal("wrong_label", 0)  # off the path
+    assert path.apply_step(declared, PathStep("right", ("A",))) == Illegal("wrong_label", 0)  # declared twice
+
+
+def test_is_goal__needs_the_destination_and_every_letter_declared() -> None:
     state = from_ascii(FORK)
-    a = path.apply_step(state, "right")
-    assert path.apply_step(a, "left") == state  # back at start: position None again
-    b = path.apply_step(path.apply_step(a, "right"), "right")
-    assert b.position == (0, 3) and path.is_goal(b) and not path.is_goal(state)
+    silent = path.apply_step(path.apply_step(path.apply_step(state, R), R), R)
+    assert silent.position == state.end and not path.is_goal(silent)
+    spoken = path.apply_step(path.apply_step(path.apply_step(state, PathStep("right", ("A",))), R), R)
+    assert path.is_goal(spoken)
+    back = path.apply_step(path.apply_step(state, R), L)
+    assert back.position is None and back.declared == ()  # back at the start: position None again
 
 
-def test_episode_answer__letters_of_first_visits() -> None:
+def test_replay_walk__a_walk_that_stops_short_is_never_feasible() -> None:
     state = from_ascii(FORK)
-    assert path.episode_answer(state, ["right", "right", "right"]) == ("A",)
-    assert path.episode_answer(state, ["right", "right", "down", "up", "left", "right", "right"]) == ("A", "B")
-    assert path.episode_answer(state, ["right", "up", "right"]) == ("A",)  # stops at the illegal move
-    assert path.episode_answer(state, []) == ()
+    # One correct step onto the only on-path label (declared), then nothing: every letter is right,
+    # but the marker never reaches the destination.
+    short = (PathStep("right", ("A",)),)
+    assert path.replay(state, short) == Replay(False, 1, "not_solved", 1)
+    verdict = path.replay(state, path.parse_answer(path.format_answer(short)))
+    assert not verdict.feasible
+    illegal = (PathStep("right", ("A",)), PathStep("up"))
+    assert path.replay(state, illegal) == Replay(False, 2, "out_of_bounds", 1)
+    full = (PathStep("right", ("A",)), R, R)
+    assert path.replay(state, full) == Replay(True, 3)
+    assert path.replay(state, (R, R, R)) == Replay(False, 3, "not_solved", 3)  # arrived, A never declared
+    detour = (PathStep("right", ("A",)), R, D, U, R)  # into the side road and back: feasible, 2 moves longer
+    assert path.replay(state, detour) == Replay(True, 5)
+    assert path.replay(state, (R, PathStep("right", ("B",)))) == Replay(False, 2, "wrong_label", 1)
+
+
+def test_answer_steps__walk_the_route_declaring_its_letters() -> None:
+    state = from_ascii(FORK)
+    walk = path.answer_steps(state, ("A",))
+    assert walk == (PathStep("right", ("A",)), R, R)
+    assert path.answer_steps(state, walk) == walk
+    with pytest.raises(ValueError, match="not the on-path letters"):
+        path.answer_steps(state, ("B",))
 
 
 def test_trajectory__marker_walks_the_true_path_whatever_the_answer() -> None:
@@ -210,6 +244,7 @@ def test_trajectory__marker_walks_the_true_path_whatever_the_answer() -> None:
     for answer in (("A",), ("B", "C"), ()):
         states = path.trajectory(state, answer)
         assert [s.position for s in states] == [(0, 1), (0, 2), (0, 3)]
+        assert [s.declared for s in states] == [("A",), ("A",), ("A",)]
         assert path.is_goal(states[-1])
 
 
@@ -267,11 +302,14 @@ def test_generate__optimum_in_bucket_and_invariants(generated, difficulty: str) 
         assert path.from_json(path.to_json(state)) == state  # includes the tree check
         states = path.trajectory(state, solution.answer)
         assert len(states) == solution.optimal_length and path.is_goal(states[-1])
-        walk = [state.start] + [s.position for s in states]
-        assert path.episode_answer(state, moves_of(walk)) == solution.answer
+        cells = [state.start] + [s.position for s in states]
+        walk = path.answer_steps(state, solution.answer)
+        assert [step.move for step in walk] == moves_of(cells)
+        assert tuple(letter for step in walk for letter in step.hit_labels) == solution.answer
+        assert path.replay(state, walk) == Replay(True, solution.optimal_length)
         final = state
-        for move in moves_of(walk):
-            final = path.apply_step(final, move)
+        for step in walk:
+            final = path.apply_step(final, step)
         assert final == states[-1]
 
 
@@ -300,60 +338,54 @@ def _template(letter: str) -> set[tuple[int, int]]:
 
 
 TEMPLATES = {letter: _template(letter) for letter in "ABCDE"}
-_YY, _XX = np.mgrid[0 : path.GEOMETRY.cell_px, 0 : path.GEOMETRY.cell_px]
-_HALF = path.GEOMETRY.cell_px // 2
-INSIDE_DISC = (_XX - _HALF) ** 2 + (_YY - _HALF) ** 2 < (path.MARKER_RADIUS - 1) ** 2
 
 
-def decode(image: Image.Image) -> PathState:
-    """Rebuild the state (marker included) from the palette at fixed points of each cell."""
+def decode(image: Image.Image) -> tuple[tuple[str, ...], tuple[int, int], tuple[int, int], tuple]:
+    """Rebuild (grid, marker cell, destination, labels) from the palette, cell by cell."""
     pixels = image.load()
     array = np.asarray(image)
     geometry = path.GEOMETRY
-    grid, start, end, position, labels = [], None, None, None, []
+    grid, here, end, labels = [], None, None, []
     for r in range(10):
         row = ""
         for c in range(10):
-            cx, cy = geometry.center((r, c))
             x0, y0, x1, y1 = geometry.cell_box((r, c))
             corner = pixels[x0 + 2, y0 + 2]  # never covered by a mark
             assert corner in (path.WALL_RGB, path.ROAD_RGB), (r, c, corner)
             row += "#" if corner == path.WALL_RGB else "."
             if corner == path.WALL_RGB:
                 continue
-            colour = pixels[cx, cy]
-            marker = pixels[cx, cy + 18] == path.MARKER_RGB
-            if marker:
-                position = (r, c)
-            if colour == path.START_RGB:
-                start = (r, c)
-            elif colour == path.END_RGB or pixels[x0 + 8, y1 - 5] == path.END_RGB:
+            cell = array[y0 : y1 + 1, x0 : x1 + 1].astype(int)
+            if (cell == path.START_RGB).all(axis=2).sum() > 50:  # the orange marker triangle
+                assert here is None
+                here = (r, c)
+            if pixels[x0 + 8, y1 - 5] == path.END_RGB:  # a base corner of the blue triangle
                 end = (r, c)
-            else:
-                cell = array[y0 : y1 + 1, x0 : x1 + 1].astype(int)
-                if marker:  # white letter on the red disc
-                    ys, xs = np.nonzero((cell[:, :, 1] > 146) & INSIDE_DISC)
-                else:  # black letter on the gray road
-                    ys, xs = np.nonzero(cell.sum(axis=2) < 3 * 105)
-                ink = set(zip(xs.tolist(), ys.tolist()))
-                if ink:
-                    scores = {k: len(ink & t) / len(ink | t) for k, t in TEMPLATES.items()}
-                    best = max(scores, key=scores.__getitem__)
-                    assert scores[best] > 0.8, scores
-                    labels.append((best, (r, c)))
+            ys, xs = np.nonzero(cell.sum(axis=2) < 3 * 105)  # black letter ink, on road or marker
+            ink = set(zip(xs.tolist(), ys.tolist()))
+            if ink:
+                scores = {k: len(ink & t) / len(ink | t) for k, t in TEMPLATES.items()}
+                best = max(scores, key=scores.__getitem__)
+                assert scores[best] > 0.8, scores
+                labels.append((best, (r, c)))
         grid.append(row)
-    assert start is not None and end is not None
-    return PathState(tuple(grid), start, end, tuple(sorted(labels)), position)
+    assert here is not None and end is not None
+    return tuple(grid), here, end, tuple(sorted(labels))
 
 
-def test_render__decodes_back_to_state(generated) -> None:
+def test_render__decodes_back_to_state_and_the_marker_is_the_start_triangle(generated) -> None:
     for states in generated.values():
         for state in states:
             image = path.render(state)
             assert image.mode == "RGB" and image.size == path.GEOMETRY.size == (552, 552)
-            assert decode(image) == state
+            assert decode(image) == (state.grid, state.start, state.end, state.labels)
             for step_state in path.trajectory(state, ()):
-                assert decode(path.render(step_state)) == step_state
+                assert decode(path.render(step_state)) == (state.grid, step_state.position, state.end, state.labels)
+    state = from_ascii(TEN)
+    on_letter = state
+    for step in (R, D, D, R):  # onto C at (2, 2): the letter is drawn over the marker
+        on_letter = path.apply_step(on_letter, step)
+    assert decode(path.render(on_letter)) == (state.grid, (2, 2), state.end, state.labels)
 
 
 def test_render__pure_and_frame() -> None:
@@ -444,25 +476,52 @@ def test_format_answer__round_trips() -> None:
     assert path.answer_payload(("A", "C")) == '["A","C"]'
 
 
-def test_steps_format__is_the_maze_direction_list() -> None:
-    assert path.SPEC.parse_steps('<ANSWER_JSON>["up","l"]</ANSWER_JSON>') == ("up", "left")
-    assert path.SPEC.format_steps(("down",)) == '<ANSWER_JSON>["down"]</ANSWER_JSON>'
+def test_step_format__is_the_papers_step_json_with_hit_labels() -> None:
+    step = path.parse_step('Going on. <STEP_JSON>{"move": "Up", "hit_labels": ["c"]}</STEP_JSON>')
+    assert step == PathStep("up", ("C",))
+    assert path.format_step(step) == '<STEP_JSON>{"move":"up","hit_labels":["C"]}</STEP_JSON>'
+    assert path.parse_step('<STEP_JSON>{"move":"left"}</STEP_JSON>') == PathStep("left")
+    for text, code in [
+        ("up", "no_answer"),
+        ('<STEP_JSON>{"move":"north","hit_labels":[]}</STEP_JSON>', "unknown_action"),
+        ('<STEP_JSON>{"move":"up","hit_labels":"A"}</STEP_JSON>', "bad_format"),
+        ('<STEP_JSON>{"move":"up","hit_labels":["Z"]}</STEP_JSON>', "unknown_action"),
+    ]:
+        with pytest.raises(AnswerError) as info:
+            path.parse_step(text)
+        assert info.value.code == code
+
+
+def test_parse_answer__a_walk_without_answer_tags_and_letters_win_over_steps() -> None:
+    walk = (PathStep("right", ("A",)), PathStep("right"))
+    text = path.format_answer(walk)
+    assert "<answer>" not in text and path.parse_answer(text) == walk
+    assert path.parse_answer(text + "\n<answer>A</answer>") == ("A",)
+    with pytest.raises(AnswerError) as info:
+        path.parse_answer(path.format_step(PathStep("up")) * 1001)
+    assert info.value.code == "bad_format"
+    began = time.perf_counter()
+    with pytest.raises(AnswerError):
+        path.parse_answer("<STEP_JSON>" * 300_000)  # no closing tag: one scan, then no answer
+    assert time.perf_counter() - began < 2.0
 
 
 # --------------------------------------------------------------------------- prompts, baseline, spec
 
 
-def test_question__styles_and_no_leak(generated) -> None:
+def test_question__carries_table_14_and_no_leak(generated) -> None:
     state = generated["hard"][0]
     truth = ",".join(path.solve(state).answer)
     for style in ("text_cot", "direct"):
-        text = path.question(state, style)
-        assert "<answer>A,C</answer>" in text and "(r, c)" in text
+        text = path.SPEC.question(state, style)
+        assert "<answer>A,C</answer>" in text and "simple path" in text and "orange triangle" in text
+        assert "tree" not in text and "shortest" not in text
         if len(truth) > 3:
             assert truth not in text
-    assert "step by step" in path.question(state, "text_cot")
+    assert "Reason briefly" in path.SPEC.question(state, "text_cot")
+    assert "Reason" not in path.SPEC.question(state, "direct")
     with pytest.raises(ValueError):
-        path.question(state, "verbose")  # type: ignore[arg-type]
+        path.SPEC.question(state, "verbose")  # type: ignore[arg-type]
 
 
 def test_random_answer__letters_and_deterministic(generated) -> None:

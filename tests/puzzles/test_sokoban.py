@@ -484,24 +484,30 @@ def test_format_answer__round_trips_and_payload_is_compact() -> None:
     answer = ("up", "left", "down", "right")
     assert sokoban.parse_answer(sokoban.format_answer(answer)) == answer
     assert sokoban.answer_payload(answer) == '["up","left","down","right"]'
-    assert sokoban.SPEC.parse_steps(sokoban.SPEC.format_steps(answer)) == answer
-    assert sokoban.SPEC.episode_answer(from_ascii(CORRIDOR), ["up"]) == ("up",)
+    assert [sokoban.SPEC.parse_step(sokoban.SPEC.format_step(step)) for step in answer] == list(answer)
+
+
+def test_labelled_cells__the_aid_labels_non_wall_cells_only() -> None:
+    state = sokoban.generate("medium", _rng(4))
+    cells = sokoban.labelled_cells(state)
+    assert cells == {(r, c) for r in range(10) for c in range(10) if state.grid[r][c] != "#"}
+    assert {state.player, state.box, state.target} <= cells and len(cells) < 100
 
 
 # ---------------------------------------------------------------------------- prompts and baseline
 
 
 @pytest.mark.parametrize("style", ["text_cot", "direct"])
-def test_question__states_format_and_leaks_nothing(style) -> None:
+def test_question__carries_table_13_and_leaks_nothing(style) -> None:
     state = sokoban.generate("hard", _rng(2))
-    text = sokoban.question(state, style)
-    assert '<ANSWER_JSON>["up","left",...]</ANSWER_JSON>' in text
-    assert "(0,0)" in text and "shortest" in text
+    text = sokoban.SPEC.question(state, style)
+    assert '<ANSWER_JSON>["left","left","up"]</ANSWER_JSON>' in text
+    assert "pushes it one cell" in text and "target" in text and "shortest" not in text
     solution = sokoban.solve(state)
     assert sokoban.answer_payload(solution.answer) not in text
     assert not re.search(rf"\b{solution.optimal_length}\b", text)
     for cell in (state.player, state.box, state.target):
-        assert f"({cell[0]},{cell[1]})" not in text or cell == (0, 0)
+        assert f"({cell[0]},{cell[1]})" not in text
 
 
 def test_random_answer__deterministic_directions() -> None:

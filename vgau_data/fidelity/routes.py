@@ -7,9 +7,9 @@ so it joins nothing. A reading is a walk from the family's ``route_start`` cell 
 uses every stroke at most once and ends where no unused stroke is left.
 
 The walked cells become interactive steps (``route_answer``: sokoban adds the final push
-the route implies), which are replayed: an illegal move (a route through a wall) is
-rejected with its code, a route that stops short is ``not_solved``, and a complete one is
-judged like a stated answer (``episode_answer`` then ``replay``; for path, its letters).
+the route implies, path declares each letter as the route enters it), which are replayed
+like an interactive episode's answer: an illegal move (a route through a wall) is
+rejected with its code, a route that stops short is ``not_solved``.
 
 A simple route has one reading. Where a route meets itself (a sokoban player circling a
 box) or walks back over its own stroke (drawn once in pixels), pixels do not say which
@@ -186,4 +186,4 @@ def _verdict(family: FamilySpec, state: Any, steps: tuple[Any, ...]) -> Replay:
             return Replay(False, len(steps), current.code, index)
     if not family.is_goal(current):
         return Replay(False, len(steps), "not_solved", len(steps))
-    return family.replay(state, family.episode_answer(state, steps))
+    return family.replay(state, steps)

@@ -5,9 +5,11 @@ for a generation request: the aid (``"aid"``, GtA), the state itself (``"next_st
 VCoT) or the drawn optimal solution (``"vr"``, visual reasoning; see ``vr``).
 
 The aid is the plain board with red grid-boundary lines (dashed for klotski) and a black
-``(r,c)`` label at every cell centre. The labels and lines are drawn once per family into
-a transparent overlay and composited onto each board, which keeps an aid at ~1 ms
-instead of ~10 ms of text drawing.
+``(r,c)`` label at the centre of the cells the paper labels (Tables 18-23: every cell,
+except sokoban, which labels its non-wall cells; ``FamilySpec.labelled_cells``). The
+lines and labels are drawn once per board geometry into transparent layers and
+composited onto each board, which keeps an aid at ~1 ms instead of ~10 ms of text
+drawing; a family that labels some cells only masks the label layer cell by cell.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import functools
 from collections.abc import Sequence
 from typing import Any, Final, Literal
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from vgau_data.oracle_aids.vr import oracle_vr
-from vgau_data.puzzles.base import FamilySpec
+from vgau_data.puzzles.base import Cell, FamilySpec
 from vgau_data.rendering import BoardGeometry, draw_centered_text
 
 Purpose = Literal["aid", "next_state", "vr"]
@@ -50,9 +52,18 @@ def _line(draw: ImageDraw.ImageDraw, start: tuple[int, int], end: tuple[int, int
 
 @functools.cache
 def grid_overlay(geometry: BoardGeometry, dashed: bool) -> tuple[Image.Image, Image.Image]:
-    """The grid lines and ``(r,c)`` labels of a board geometry, as (RGB colours, L coverage mask)."""
-    overlay = Image.new("RGBA", geometry.size, (0, 0, 0, 0))
-    draw = ImageDraw.Draw(overlay)
+    """The grid lines and every cell's ``(r,c)`` label of a board geometry, as (RGB colours, L coverage mask)."""
+    line_colours, line_coverage, label_colours, label_coverage = _layers(geometry, dashed)
+    colours = line_colours.copy()
+    colours.paste(label_colours, (0, 0), label_coverage)
+    return colours, ImageChops.lighter(line_coverage, label_coverage)
+
+
+@functools.cache
+def _layers(geometry: BoardGeometry, dashed: bool) -> tuple[Image.Image, Image.Image, Image.Image, Image.Image]:
+    """The grid lines and the ``(r,c)`` labels as separate (RGB, coverage) layers: lines, then labels."""
+    lines = Image.new("RGBA", geometry.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(lines)
     left, top = geometry.margin_left, geometry.margin_top
     right = left + geometry.cols * geometry.cell_px
     bottom = top + geometry.rows * geometry.cell_px
@@ -62,26 +73,42 @@ def grid_overlay(geometry: BoardGeometry, dashed: bool) -> tuple[Image.Image, Im
     for c in range(geometry.cols + 1):
         x = left + c * geometry.cell_px
         _line(draw, (x, top), (x, bottom), dashed)
+    labels = Image.new("RGBA", geometry.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(labels)
     label_px = max(11, geometry.cell_px // 4)
     for r in range(geometry.rows):
         for c in range(geometry.cols):
             draw_centered_text(draw, geometry.center((r, c)), f"({r},{c})", label_px, LABEL_BLACK[:3], LABEL_HALO[:3])
-    return overlay.convert("RGB"), overlay.getchannel("A")
+    return lines.convert("RGB"), lines.getchannel("A"), labels.convert("RGB"), labels.getchannel("A")
 
 
-def annotate(family: FamilySpec, board: Image.Image) -> Image.Image:
-    """Overlay the family's grid and cell labels on a rendered board of that family."""
+@functools.lru_cache(maxsize=256)
+def _cells_mask(geometry: BoardGeometry, cells: frozenset[Cell]) -> Image.Image:
+    """Full coverage inside the given cells, none elsewhere."""
+    mask = Image.new("L", geometry.size, 0)
+    draw = ImageDraw.Draw(mask)
+    for cell in cells:
+        draw.rectangle(geometry.cell_box(cell), fill=255)
+    return mask
+
+
+def annotate(family: FamilySpec, board: Image.Image, state: Any) -> Image.Image:
+    """Overlay the family's grid and cell labels on a rendered board of ``state`` (its aid)."""
     if board.size != family.geometry.size:
         raise ValueError(f"{family.name} boards are {family.geometry.size} px, got an image of {board.size}")
-    colours, coverage = grid_overlay(family.geometry, family.dashed_grid)
+    line_colours, line_coverage, label_colours, label_coverage = _layers(family.geometry, family.dashed_grid)
+    if family.labelled_cells is not None:
+        cells = frozenset(family.labelled_cells(state))
+        label_coverage = ImageChops.multiply(label_coverage, _cells_mask(family.geometry, cells))
     annotated = board.convert("RGB")  # a copy, also when the board is already RGB
-    annotated.paste(colours, (0, 0), coverage)
+    annotated.paste(line_colours, (0, 0), line_coverage)
+    annotated.paste(label_colours, (0, 0), label_coverage)
     return annotated
 
 
 def oracle_aid(family: FamilySpec, state: Any) -> Image.Image:
     """The oracle aid of a state: its board with the grid annotation."""
-    return annotate(family, family.render(state))
+    return annotate(family, family.render(state), state)
 
 
 def oracle_states(family: FamilySpec, state: Any, answer: Sequence[Any]) -> list[Image.Image]:
@@ -89,9 +116,9 @@ def oracle_states(family: FamilySpec, state: Any, answer: Sequence[Any]) -> list
     return [family.render(s) for s in family.trajectory(state, answer)]
 
 
-def oracle_aug_states(family: FamilySpec, boards: Sequence[Image.Image]) -> list[Image.Image]:
-    """The same step boards with the grid annotation."""
-    return [annotate(family, board) for board in boards]
+def oracle_aug_states(family: FamilySpec, state: Any, boards: Sequence[Image.Image]) -> list[Image.Image]:
+    """The step boards of an instance whose initial state is ``state``, with the grid annotation."""
+    return [annotate(family, board, state) for board in boards]
 
 
 def oracle_image(family: FamilySpec, state: Any, purpose: Purpose) -> Image.Image:

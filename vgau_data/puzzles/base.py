@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from vgau_data.puzzles.prompts import QUESTION_STYLES, FamilyPrompts
 from vgau_data.types import (
     BUCKET_SIZES,
     DELTAS,
@@ -175,11 +176,6 @@ def walk(state: Any, answer: Sequence[Any], apply_step: Callable[[Any, Any], Any
     return states
 
 
-def steps_are_the_answer(initial_state: Any, steps: Sequence[Any]) -> tuple[Any, ...]:
-    """``episode_answer`` of every family whose interactive steps are answer steps (all but path)."""
-    return tuple(steps)
-
-
 @dataclass(frozen=True, slots=True)
 class SketchMove:
     """One numbered arrow of a solution drawing: from ``cell``'s centre one cell towards ``direction``."""
@@ -274,13 +270,17 @@ class FamilySpec:
         answer_payload: answer tuple -> the JSON payload stored in the ``solution`` column.
         answer_tag: the SPEC §3 tag around that payload in an answer text (None when the
             payload is the whole answer, as klotski's ``{"solution": [...]}``).
-        question: ``(state, style) -> prompt`` for ``text_cot`` or ``direct``.
+        prompts: the family's prompt pieces (``puzzles/prompts.py`` composes every
+            protocol's text from them); ``question(state, style)`` is built from them.
         random_answer: ``(state, rng) -> answer``, legal-looking random steps (baseline).
         apply_step: ``(state, step) -> state | Illegal``, one move of the interactive
-            environment (for path: the marker moves one cell in a direction).
+            environment (for path: the marker moves one cell and the model declares the
+            labels it passes).
         is_goal: the environment's episode is won.
-        step_description: what one interactive step is, in words for the model.
-        step_example: one step written in the per-turn format, for the model.
+        parse_step / format_step: one interactive step in the per-turn format of the
+            paper's authors (``<STEP_JSON>...</STEP_JSON>``, or a sentence for maze and
+            sokoban); ``parse_step`` reads the last step in a reply, raising ``AnswerError``.
+            An episode's steps, as a tuple, are an answer ``replay`` judges.
 
     Defaults (what most families share; set them where a family differs):
         dashed_grid: the oracle aid draws dashed grid lines (klotski).
@@ -288,10 +288,11 @@ class FamilySpec:
         trajectory: ``(state, answer) -> [state after each step]`` for oracle images;
             default: ``apply_step`` along the answer. Path's answer is labels, so it walks
             the marker instead (its length is always ``optimal_length``).
-        parse_steps / format_steps: the per-turn format of interactive protocols;
-            default: the answer format itself.
-        episode_answer: ``(initial_state, steps) -> answer`` turns an episode's steps
-            into the answer ``replay`` judges; default: the steps are the answer.
+        answer_steps: ``(state, answer) -> steps``, the interactive steps that play a
+            (solver) answer; default: the answer's own steps. Path answers with letters,
+            so it walks the marker along the route, declaring the letters it passes.
+        labelled_cells: ``state -> cells`` that carry a ``(r,c)`` label in the oracle aid
+            (Tables 18-23); default None: every cell. Sokoban labels non-wall cells only.
         answer_from_payload: the inverse of ``answer_payload``; default: ``parse_answer``
             of the payload wrapped in ``answer_tag``.
         random_step: ``(state, rng) -> step``, one random interactive step (baseline);
@@ -325,18 +326,17 @@ class FamilySpec:
     format_answer: Callable[[Sequence[Any]], str]
     answer_payload: Callable[[Sequence[Any]], str]
     answer_tag: str | None
-    question: Callable[[Any, QuestionStyle], str]
+    prompts: FamilyPrompts
     random_answer: Callable[[Any, np.random.Generator], tuple[Any, ...]]
     apply_step: Callable[[Any, Any], Any]
     is_goal: Callable[[Any], bool]
-    step_description: str
-    step_example: str
+    parse_step: Callable[[str], Any]
+    format_step: Callable[[Any], str]
     dashed_grid: bool = False
     unique_length: bool = False
     trajectory: Callable[[Any, Sequence[Any]], list[Any]] = None  # type: ignore[assignment]
-    parse_steps: Callable[[str], tuple[Any, ...]] = None  # type: ignore[assignment]
-    format_steps: Callable[[Sequence[Any]], str] = None  # type: ignore[assignment]
-    episode_answer: Callable[[Any, Sequence[Any]], tuple[Any, ...]] = steps_are_the_answer
+    answer_steps: Callable[[Any, Sequence[Any]], tuple[Any, ...]] = None  # type: ignore[assignment]
+    labelled_cells: Callable[[Any], frozenset[Cell]] | None = None
     answer_from_payload: Callable[[str], tuple[Any, ...]] = None  # type: ignore[assignment]
     random_step: Callable[[Any, np.random.Generator], Any] = None  # type: ignore[assignment]
     generation_weight: float = 1.0
@@ -351,8 +351,7 @@ class FamilySpec:
         """Fill the derived defaults (None above) from the family's own functions."""
         derived = {
             "trajectory": functools.partial(_trajectory, apply_step=self.apply_step),
-            "parse_steps": self.parse_answer,
-            "format_steps": self.format_answer,
+            "answer_steps": _own_steps,
             "answer_from_payload": functools.partial(_answer_from_payload, self.parse_answer, self.answer_tag),
             "random_step": functools.partial(_random_step, self.random_answer),
         }
@@ -360,33 +359,24 @@ class FamilySpec:
             if getattr(self, name) is None:
                 object.__setattr__(self, name, value)
 
-    def oracle_steps(self, state: Any, answer: Sequence[Any] | None = None) -> tuple[Any, ...]:
-        """The interactive steps (``apply_step`` units) of an optimal episode from ``state``.
+    def question(self, state: Any, style: QuestionStyle) -> str:
+        """The single-turn prompt: ``text_cot`` (Tables 12-17, the ``question`` column) or ``direct``."""
+        if style not in QUESTION_STYLES:
+            raise ValueError(f"unknown question style {style!r}; choose from {', '.join(QUESTION_STYLES)}")
+        return QUESTION_STYLES[style](self, state)
 
-        ``answer`` defaults to the solver's. When its steps are environment steps they are
-        returned as they are; otherwise (path answers with letters) the single steps that
-        follow its ``trajectory`` are recovered.
+    def oracle_steps(self, state: Any, answer: Sequence[Any] | None = None) -> tuple[Any, ...]:
+        """The interactive steps of an optimal episode from ``state`` (``answer`` defaults to the solver's).
 
         Raises:
-            ValueError: no solution, or no single step leads along the trajectory.
+            ValueError: the state has no solution.
         """
         if answer is None:
             solution = self.solve(state)
             if solution is None:
                 raise ValueError(f"{self.name} state has no solution")
             answer = solution.answer
-        answer = tuple(answer)
-        if _reaches_goal(self, state, answer):
-            return answer
-        steps = []
-        current = state
-        for following in self.trajectory(state, answer):
-            step = next((d for d in DIRECTIONS if self.apply_step(current, d) == following), None)
-            if step is None:
-                raise ValueError(f"{self.name}: no single step leads along the oracle trajectory")
-            steps.append(step)
-            current = following
-        return tuple(steps)
+        return tuple(self.answer_steps(state, tuple(answer)))
 
     def bucket_of(self, optimal_length: int) -> str | None:
         """The difficulty whose range holds ``optimal_length``, or None for the gaps."""
@@ -396,12 +386,8 @@ class FamilySpec:
         return None
 
 
-def _reaches_goal(spec: FamilySpec, state: Any, steps: Sequence[Any]) -> bool:
-    for step in steps:
-        state = spec.apply_step(state, step)
-        if isinstance(state, Illegal):
-            return False
-    return bool(spec.is_goal(state))
+def _own_steps(state: Any, answer: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(answer)
 
 
 def _trajectory(state: Any, answer: Sequence[Any], *, apply_step: Callable[[Any, Any], Any]) -> list[Any]:

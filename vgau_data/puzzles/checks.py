@@ -9,26 +9,29 @@ generates a few instances per bucket and checks what the rest of the package rel
 - states round-trip through their canonical JSON;
 - the solver's answer replays feasibly at the optimal length, its trajectory ends in
   the goal, and the initial state is not already solved;
-- the fast ``replay`` agrees with stepping ``apply_step`` + ``is_goal`` (feasibility,
-  reason code, first invalid step) on the solution, its prefixes, random answers and
-  answers with a step appended (for every family whose answer steps are environment
-  steps; path answers with letters, so its episode is checked instead);
+- the oracle's interactive steps (``oracle_steps``) replay as an optimal answer, and the
+  fast ``replay`` agrees with stepping ``apply_step`` + ``is_goal`` (feasibility, reason
+  code, first invalid step) on them, their prefixes, random walks, walks with a step
+  appended and (where answer steps are environment steps) random answers. For path
+  this walks the marker and checks its declared labels;
 - answers round-trip through ``format_answer``/``parse_answer``, payloads through
-  ``answer_payload``/``answer_from_payload``, steps through the per-turn format;
-- an interactive episode of the oracle's steps reaches the goal and its
-  ``episode_answer`` is the solution;
+  ``answer_payload``/``answer_from_payload``, steps through the per-turn format (also
+  after reasoning text), and an episode's steps through ``format_answer``;
 - the board renders to an RGB image of the declared size, the same bytes every time;
-- both question styles exist and differ, and an unknown style is refused.
+- both question styles exist and differ, an unknown style is refused, and no prompt
+  of any protocol asks for a shortest or optimal solution.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
 
 from vgau_data.errors import VgauError
+from vgau_data.puzzles import prompts
 from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec, replay_steps
 from vgau_data.seeding import instance_seed, rng_for
 
@@ -106,19 +109,9 @@ def _check_instance(spec: FamilySpec, state: Any, where: str, rng: np.random.Gen
     try:
         steps = spec.oracle_steps(state, answer)
     except ValueError as error:
-        steps = None
         expect(False, f"{where}: {error}")
-    if steps is not None:
-        expect(spec.parse_steps(spec.format_steps(steps)) == steps, f"{where}: per-turn step text round trip")
-        expect(tuple(spec.episode_answer(state, steps)) == answer, f"{where}: episode_answer(oracle steps) != solution")
-        if steps == answer:  # the answer's steps are environment steps: the two replays must agree
-            extra = spec.random_step(state, rng)
-            cases = [answer, answer[: len(answer) // 2], *randoms]
-            if extra is not None:
-                cases.append((*answer, extra))
-            for case in cases:
-                fast, slow = spec.replay(state, case), replay_steps(state, case, spec.apply_step, spec.is_goal)
-                expect(fast == slow, f"{where}: replay {fast} != step-by-step {slow} on {case!r:.80}")
+    else:
+        _check_steps(spec, state, (answer, solution.optimal_length), steps, randoms, where, rng, expect)
 
     image = spec.render(state)
     expect(image.mode == "RGB" and image.size == spec.geometry.size, f"{where}: render is not RGB {spec.geometry.size}")
@@ -131,3 +124,54 @@ def _check_instance(spec: FamilySpec, state: Any, where: str, rng: np.random.Gen
         pass
     else:
         expect(False, f"{where}: question accepted the unknown style 'visual'")
+    for text in _every_prompt(spec, state):
+        expect(not _LEAKS.search(text), f"{where}: a prompt asks for a shortest solution: {text!r:.80}")
+
+
+_LEAKS = re.compile(r"shortest|fewest|as few|minimal|minimum number|optimal", re.IGNORECASE)
+
+
+def _every_prompt(spec: FamilySpec, state: Any) -> list[str]:
+    """The text of every protocol's prompts for ``state`` (``puzzles/prompts.py``)."""
+    return [
+        prompts.text_cot(spec, state),
+        prompts.direct(spec, state),
+        prompts.with_aid(spec, state),
+        prompts.with_aid(spec, state, drawn_by_model=True),
+        prompts.with_solution_drawing(spec, state),
+        prompts.aid_edit(spec, state),
+        prompts.solution_edit(spec, state),
+        *(prompts.vcot_intro(spec, state, images=images) for images in ("shown", "shown_annotated", "drawn")),
+        prompts.step_request(spec, 1),
+        prompts.REMAINING_QUESTION,
+    ]
+
+
+def _check_steps(
+    spec: FamilySpec,
+    state: Any,
+    solved: tuple[tuple[Any, ...], int],
+    steps: tuple[Any, ...],
+    randoms: list[tuple[Any, ...]],
+    where: str,
+    rng: np.random.Generator,
+    expect: Any,
+) -> None:
+    """The oracle's interactive steps: per-turn text, their answer text, and fast == step-by-step replay."""
+    answer, optimal_length = solved
+    for step in steps:
+        text = spec.format_step(step)
+        expect(spec.parse_step(text) == step, f"{where}: per-turn step text round trip of {text!r:.60}")
+        expect(spec.parse_step(f"Thinking it over.\n{text}") == step, f"{where}: a step after reasoning")
+    expect(spec.parse_answer(spec.format_answer(steps)) == steps, f"{where}: an episode's answer text round trip")
+    played = spec.replay(state, steps)
+    expect(played.feasible and played.length == optimal_length, f"{where}: the oracle's steps replay as {played}")
+    walks = [tuple(spec.random_step(state, rng) for _ in range(int(rng.integers(1, 12)))) for _ in range(4)]
+    cases = [steps, steps[: len(steps) // 2], *walks, (*steps, spec.random_step(state, rng))]
+    if steps == answer:  # the answer's steps are environment steps: random answers are walks too
+        cases += randoms
+    for case in cases:
+        if any(step is None for step in case):
+            continue
+        fast, slow = spec.replay(state, case), replay_steps(state, case, spec.apply_step, spec.is_goal)
+        expect(fast == slow, f"{where}: replay {fast} != step-by-step {slow} on {case!r:.80}")

@@ -1,8 +1,8 @@
 """Pieces shared by the 10x10 grid families (maze, sokoban, path).
 
 These families agree on more than the board size: maze and sokoban answer with the same
-direction list, ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>`` (path uses it for its
-interactive per-turn steps), and maze and path both store a 10x10 grid of ``#`` and
+direction list, ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``, and the same interactive
+step, the sentence "Next, move one step up."; maze and path both store a 10x10 grid of ``#`` and
 ``.`` rows, validate it the same way, grow their open cells as an induced tree and draw
 them as flat-coloured cells. This module holds one copy of each, so a fix to the answer
 parser or the state validation reaches every family that uses it.
@@ -11,7 +11,8 @@ Direction-list answers:
     ``parse_direction_answer`` reads the last tagged list (tolerating prose, fences,
     case, single quotes, trailing commas, ``u d l r`` and a bracket-less word list);
     ``direction_payload`` is the compact JSON list stored in the ``solution`` column;
-    ``format_direction_answer`` wraps that payload in the tags.
+    ``format_direction_answer`` wraps that payload in the tags. ``parse_move_sentence``
+    and ``format_move_sentence`` are the per-turn step of maze and sokoban.
 
 Grid helpers:
     ``load_state_object``, ``grid_from_json`` and ``cell_from_json`` validate state JSON
@@ -117,6 +118,40 @@ def format_direction_answer(answer: Sequence[Direction]) -> str:
         '<ANSWER_JSON>["down"]</ANSWER_JSON>'
     """
     return f"<{DIRECTION_TAG}>{direction_payload(answer)}</{DIRECTION_TAG}>"
+
+
+_MOVE_SENTENCE = re.compile(r"\bmove\W+(?:one\W+(?:step|cell)\W+)?(up|down|left|right)\b", re.IGNORECASE)
+MOVE_SENTENCE_FORMAT: Final = (
+    'the sentence "Next, move one step <direction>." with <direction> one of up, down, left, right'
+)
+"""How maze and sokoban write one interactive step (the authors' per-step form)."""
+
+
+def parse_move_sentence(text: str) -> Direction:
+    """The direction of the last "move (one step) <direction>" in a reply.
+
+    Raises ``AnswerError("no_answer")`` when there is none.
+
+    Example:
+        >>> parse_move_sentence("Not left: a wall. Next, move one step Down.")
+        'down'
+    """
+    last = None
+    for last in _MOVE_SENTENCE.finditer(answer_text(text)[-MAX_PAYLOAD_CHARS:]):
+        pass
+    if last is None:
+        raise AnswerError("no_answer", 'no "Next, move one step <direction>." found')
+    return last.group(1).lower()  # type: ignore[return-value]
+
+
+def format_move_sentence(step: Direction) -> str:
+    """One step as the sentence maze and sokoban turns end with.
+
+    Example:
+        >>> format_move_sentence("left")
+        'Next, move one step left.'
+    """
+    return f"Next, move one step {step}."
 
 
 # --------------------------------------------------------------------------- state JSON

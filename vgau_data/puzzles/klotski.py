@@ -26,7 +26,8 @@ Buckets:
 Answer:
     ``{"solution":[{"from":[r,c],"direction":"UP"},...]}`` with no tags; the last
     ``"solution"`` in the text wins, and a brace-less run of ``"from": [r, c],
-    "direction": "UP"`` pairs is accepted too.
+    "direction": "UP"`` pairs is accepted too. One interactive step is
+    ``<STEP_JSON>{"from":[r,c],"direction":"UP"}</STEP_JSON>`` (Table 29).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, read_value
+from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_step_value, read_value, step_text
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles import klotski_fidelity
 from vgau_data.puzzles.base import (
@@ -51,13 +52,13 @@ from vgau_data.puzzles.base import (
     Cell,
     FamilySpec,
     Illegal,
-    QuestionStyle,
     Replay,
     Solution,
     canonical_json,
     parse_direction,
     replay_steps,
 )
+from vgau_data.puzzles.prompts import FamilyPrompts
 from vgau_data.rendering import BoardGeometry, draw_centered_text, new_board
 
 # ---------------------------------------------------------------------------- constants
@@ -731,20 +732,42 @@ def _steps_of_list(value: Any) -> tuple[Step, ...]:
         raise AnswerError("bad_format", "solution is not a list")
     if len(value) > MAX_ANSWER_STEPS:
         raise AnswerError("bad_format", f"{len(value)} steps (at most {MAX_ANSWER_STEPS})")
-    steps: list[Step] = []
-    for item in value:
-        if not isinstance(item, dict):
-            raise AnswerError("bad_format", f"step is not an object: {item!r:.40}")
-        if "from" not in item or "direction" not in item:
-            item = {str(k).strip().lower(): v for k, v in item.items()}
-        cell, direction = item.get("from"), item.get("direction")
-        if not (isinstance(cell, list) and len(cell) == 2 and all(type(v) is int for v in cell)):
-            raise AnswerError("bad_format", f"'from' must be [r, c], got {cell!r:.40}")
-        if direction is None:
-            raise AnswerError("bad_format", "step without 'direction'")
-        word = _DIRECTION_WORDS.get(direction) if isinstance(direction, str) else None
-        steps.append(((cell[0], cell[1]), word or parse_direction(direction)))
-    return tuple(steps)
+    return tuple(_step_of(item) for item in value)
+
+
+def _step_of(item: Any) -> Step:
+    if not isinstance(item, dict):
+        raise AnswerError("bad_format", f"step is not an object: {item!r:.40}")
+    if "from" not in item or "direction" not in item:
+        item = {str(k).strip().lower(): v for k, v in item.items()}
+    cell, direction = item.get("from"), item.get("direction")
+    if not (isinstance(cell, list) and len(cell) == 2 and all(type(v) is int for v in cell)):
+        raise AnswerError("bad_format", f"'from' must be [r, c], got {cell!r:.40}")
+    if direction is None:
+        raise AnswerError("bad_format", "step without 'direction'")
+    word = _DIRECTION_WORDS.get(direction) if isinstance(direction, str) else None
+    return ((cell[0], cell[1]), word or parse_direction(direction))
+
+
+def parse_step(text: str) -> Step:
+    """The move in the last ``<STEP_JSON>{"from": [r, c], "direction": ...}</STEP_JSON>`` of a reply.
+
+    Example:
+        >>> parse_step('<STEP_JSON>{"from": [3, 2], "direction": "DOWN"}</STEP_JSON>')
+        ((3, 2), 'down')
+    """
+    return _step_of(last_step_value(text))
+
+
+def format_step(step: Step) -> str:
+    """One move in the per-turn format (direction upper-case, as the paper writes it).
+
+    Example:
+        >>> format_step(((3, 2), "down"))
+        '<STEP_JSON>{"from":[3,2],"direction":"DOWN"}</STEP_JSON>'
+    """
+    (r, c), direction = step
+    return step_text({"from": [r, c], "direction": direction.upper()})
 
 
 def answer_payload(answer: Sequence[Step]) -> str:
@@ -764,38 +787,45 @@ def format_answer(answer: Sequence[Step]) -> str:
 
 
 # ------------------------------------------------------------------------------ prompts
+# Table 17 (Text-CoT), 23 (Self-GtA), 29 (Self-VCoT) and 35 (Self-VR), in our own words.
 
-_RULES = """\
-The image shows a Klotski sliding-block puzzle on a 6x6 grid of cells. Cells are \
-addressed as (r, c): r is the row and c the column, both 0-based, with (0, 0) the \
-top-left cell; r grows downward and c grows rightward.
-The board holds twenty blocks, drawn as rounded rectangles, and two empty cells \
-(plain light background):
-- the red 2x2 target block, marked "T";
-- eight blue vertical blocks, 1 cell wide and 2 cells tall;
-- three green horizontal blocks, 2 cells wide and 1 cell tall;
-- eight yellow 1x1 blocks.
-Blocks of the same colour and shape are interchangeable.
-A move slides one block by exactly one cell up, down, left or right; every cell the \
-block moves into must be empty and inside the board. A block is named by its current \
-top-left cell, so after a block moves its name changes.
-Goal: move the red target block so that its top-left cell is (4, 2), i.e. it covers \
-rows 4-5 and columns 2-3 (the bottom centre of the board). Use as few moves as possible.
-Answer format: a JSON object listing the moves in order, each with the block's current \
-top-left cell and a direction (UP, DOWN, LEFT or RIGHT), for example (format only):
-{"solution":[{"from":[0,0],"direction":"RIGHT"},{"from":[2,5],"direction":"UP"}]}"""
-
-
-def question(state: KlotskiState, style: QuestionStyle) -> str:
-    """The prompt for ``style`` ``text_cot`` or ``direct``; it never depends on the answer."""
-    if style == "text_cot":
-        return (
-            f"{_RULES}\n\nThink step by step: describe where the blocks and the empty cells are, "
-            "plan the moves, then end your reply with the final answer in exactly this format."
-        )
-    if style == "direct":
-        return f"{_RULES}\n\nReply with only the final answer in exactly this format, with no other text."
-    raise ValueError(f"question style must be 'text_cot' or 'direct', got {style!r}")
+PROMPTS: Final = FamilyPrompts(
+    legend=(
+        f"The image shows a Klotski sliding-block puzzle on a {SIZE}x{SIZE} board. Exactly two cells are "
+        "empty at any time, and every other cell belongs to exactly one block. The blocks: one 2x2 target "
+        'block, marked "T"; several vertical blocks, 1 cell wide and 2 tall; several horizontal blocks, 2 '
+        "cells wide and 1 tall; several 1x1 blocks."
+    ),
+    rules=(
+        "Coordinates: 0-based; (r,c) is row r, column c; (0,0) is the top-left cell; r increases downward "
+        "and c increases to the right.\n"
+        "A move names a block by the coordinate of its top-left cell at the moment of the move.\n"
+        "Legal moves: 1) one move slides ONE block by exactly ONE cell UP, DOWN, LEFT or RIGHT; 2) blocks "
+        "never rotate, move diagonally or jump; 3) a move is legal only when every cell the block would "
+        "newly cover (the cells it covers after the move but not before) is empty before the move: one or "
+        "two cells for a 1x2 or 2x1 block, depending on the direction, and two for the 2x2 block; 4) cells "
+        "of other blocks can never be passed through.\n"
+        f"Goal: bring the top-left cell of the 2x2 target block to ({GOAL[0]},{GOAL[1]})."
+    ),
+    reasoning="describe where the blocks and the two empty cells are, then plan the slides.",
+    answer_format='Give the final moves as one JSON object, for example '
+    '{"solution":[{"from":[r1,c1],"direction":"UP"},{"from":[r2,c2],"direction":"LEFT"}]}.',
+    step="slide of one block by one cell",
+    step_format='<STEP_JSON>{"from":[r,c],"direction":"UP"}</STEP_JSON> with the block\'s current '
+    "top-left cell and UP, DOWN, LEFT or RIGHT.",
+    image_change="only the moved block has changed position",
+    labelled_cells="every cell",
+    aid_note=(
+        f"The board may show no cell lines: infer its {SIZE}x{SIZE} tiling from the blocks, and keep every "
+        "block's extent (a 1x2 block stays 1x2; no block shrinks, splits or merges)."
+    ),
+    solution_drawing=(
+        "Add short visual hints of a workable sequence of slides, such as ordered markers and direction cues "
+        "next to the blocks that move. The hints stand for legal one-cell slides, with no overlap and no "
+        "rotation. Do not move any block in the image, and add no long text."
+    ),
+    solution_shows="hints of a sequence of slides that brings the target block to its goal",
+)
 
 
 def random_answer(state: KlotskiState, rng: np.random.Generator) -> tuple[Step, ...]:
@@ -828,13 +858,13 @@ SPEC = FamilySpec(
     parse_answer=parse_answer,
     format_answer=format_answer,
     answer_payload=answer_payload,
-    question=question,
+    prompts=PROMPTS,
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
     answer_tag=None,
-    step_description='one block sliding one cell',
-    step_example='{"solution":[{"from":[0,0],"direction":"DOWN"}]}',
+    parse_step=parse_step,
+    format_step=format_step,
     cell_labels=klotski_fidelity.cell_labels,
     palette_states=lambda: (EXAMPLE,),
     perturb=klotski_fidelity.perturb,

@@ -20,7 +20,8 @@ Buckets:
 Answer:
     ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``; the last tagged list in the text
     counts. ``answer_payload`` is the compact JSON list, e.g. ``["up","left"]``. The
-    format and the grid helpers are shared with sokoban and path (``grids``).
+    format and the grid helpers are shared with sokoban and path (``grids``). One
+    interactive step is the sentence ``Next, move one step up.`` (the authors' form).
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ from vgau_data.puzzles.base import (
     Direction,
     FamilySpec,
     Illegal,
-    QuestionStyle,
     Replay,
     Sketch,
     Solution,
@@ -54,6 +54,7 @@ from vgau_data.puzzles.base import (
 from vgau_data.puzzles.grids import (
     DIRECTION_TAG,
     GEOMETRY,
+    MOVE_SENTENCE_FORMAT,
     NEIGHBOURS,
     OPEN,
     SIZE,
@@ -62,11 +63,14 @@ from vgau_data.puzzles.grids import (
     cells_image,
     direction_payload,
     format_direction_answer,
+    format_move_sentence,
     grid_from_json,
     grow_induced_tree,
     load_state_object,
     parse_direction_answer,
+    parse_move_sentence,
 )
+from vgau_data.puzzles.prompts import FamilyPrompts
 from vgau_data.rendering import new_board
 
 # --------------------------------------------------------------------------- constants
@@ -332,29 +336,34 @@ format_answer = format_direction_answer
 
 
 # --------------------------------------------------------------------------- prompts
+# Table 12 (Text-CoT), 18 (Self-GtA), 24 (Self-VCoT) and 30 (Self-VR), in our own words.
 
-_RULES = (
-    "The image shows a 10x10 maze. Dark cells are walls; off-white cells are open floor. "
-    "The blue filled square is the agent and the green hollow square is the goal. "
-    "Cells are addressed as (r, c), 0-based, with (0, 0) the top-left cell; r grows downward "
-    "and c grows rightward.\n"
-    'Each step moves the agent one cell "up", "down", "left" or "right". The agent may only '
-    "move onto open cells and may not leave the board.\n"
-    "Task: find the shortest sequence of steps that brings the agent onto the goal."
+PROMPTS: Final = FamilyPrompts(
+    legend=(
+        "The image shows a maze. Dark cells are walls, which cannot be entered; off-white cells are open "
+        "and can be walked on. The blue filled square is the agent, standing on its start cell. The green "
+        "hollow square marks the goal cell, which is open too. The grey border lies outside the maze."
+    ),
+    rules=(
+        "Moves: up, down, left or right, one cell per move, never diagonally, never jumping, never into a "
+        "wall. The maze is solved when the agent moves onto the goal cell."
+    ),
+    reasoning="identify the agent's start and the goal, describe the moves you plan, and check that none "
+    "of them enters a wall.",
+    answer_format='Give the final moves as one JSON list of lowercase words inside ANSWER_JSON tags, for '
+    'example <ANSWER_JSON>["up","left","down"]</ANSWER_JSON>.',
+    step="move of the agent",
+    step_format=f"{MOVE_SENTENCE_FORMAT}.",
+    image_change="only the blue agent square has moved",
+    labelled_cells="every cell, walls included",
+    aid_note="Each red line runs along a cell edge, so the green goal square sits inside one grid cell.",
+    solution_drawing=(
+        "Draw one continuous bright red line, about a tenth of a cell wide, from the centre of the agent's "
+        "start cell to the centre of the goal cell. It joins centres of neighbouring open cells with "
+        "horizontal and vertical segments only and never crosses or touches a wall."
+    ),
+    solution_shows="a red line along a route from the agent to the goal",
 )
-_FORMAT = 'Answer format: <ANSWER_JSON>["up","left","down"]</ANSWER_JSON> (a JSON list of directions).'
-
-
-def question(state: MazeState, style: QuestionStyle) -> str:
-    """The prompt for ``text_cot`` or ``direct`` (rules, legend, coordinates, format)."""
-    if style == "text_cot":
-        return (
-            f"{_RULES}\nThink step by step: trace the route through the open cells, then give the final "
-            f"answer on the last line in exactly this format.\n{_FORMAT}"
-        )
-    if style == "direct":
-        return f"{_RULES}\nReply with the answer only, in exactly this format and nothing else.\n{_FORMAT}"
-    raise ValueError(f"unknown question style {style!r}; choose 'text_cot' or 'direct'")
 
 
 def random_answer(state: MazeState, rng: np.random.Generator) -> tuple[Direction, ...]:
@@ -430,13 +439,13 @@ SPEC = FamilySpec(
     parse_answer=parse_answer,
     format_answer=format_answer,
     answer_payload=answer_payload,
-    question=question,
+    prompts=PROMPTS,
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
     answer_tag=DIRECTION_TAG,
-    step_description='one move of the agent',
-    step_example='<ANSWER_JSON>["up"]</ANSWER_JSON>',
+    parse_step=parse_move_sentence,
+    format_step=format_move_sentence,
     cell_labels=cell_labels,
     palette_states=palette_states,
     perturb=perturb,

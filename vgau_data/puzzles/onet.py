@@ -23,7 +23,8 @@ Buckets:
 
 Answer:
     ``<answer_json>[[[r1,c1],[r2,c2]],...]</answer_json>`` (tag case-insensitive; the
-    last tagged answer in the text counts).
+    last tagged answer in the text counts). One interactive step is
+    ``<STEP_JSON>[[r1,c1],[r2,c2]]</STEP_JSON>``.
 
 Drawing (the fruit tiles, drawn in code) is ``onet_render``.
 """
@@ -37,14 +38,20 @@ from typing import Any, Final
 
 import numpy as np
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_tagged, load_lenient
+from vgau_data.answers import (
+    MAX_PAYLOAD_CHARS,
+    answer_text,
+    last_step_value,
+    last_tagged,
+    load_lenient,
+    step_text,
+)
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles.base import (
     AnswerError,
     Cell,
     FamilySpec,
     Illegal,
-    QuestionStyle,
     Replay,
     Sketch,
     Solution,
@@ -53,6 +60,7 @@ from vgau_data.puzzles.base import (
     walk,
 )
 from vgau_data.puzzles.onet_render import GEOMETRY, render
+from vgau_data.puzzles.prompts import FamilyPrompts
 
 # --------------------------------------------------------------------------- constants
 
@@ -472,12 +480,34 @@ def parse_answer(text: str) -> tuple[Step, ...]:
         raise AnswerError("bad_format", "the answer must be a list of cell pairs")
     if len(value) > MAX_ANSWER_STEPS:
         raise AnswerError("bad_format", f"{len(value)} steps (at most {MAX_ANSWER_STEPS})")
-    steps = []
-    for item in value:
-        if not isinstance(item, list) or len(item) != 2:
-            raise AnswerError("bad_format", f"a step must be [[r1, c1], [r2, c2]], got {item!r:.60}")
-        steps.append((_cell(item[0]), _cell(item[1])))
-    return tuple(steps)
+    return tuple(_step_of(item) for item in value)
+
+
+def _step_of(item: Any) -> Step:
+    if not isinstance(item, list) or len(item) != 2:
+        raise AnswerError("bad_format", f"a step must be [[r1, c1], [r2, c2]], got {item!r:.60}")
+    return (_cell(item[0]), _cell(item[1]))
+
+
+def parse_step(text: str) -> Step:
+    """The pair in the last ``<STEP_JSON>[[r1,c1],[r2,c2]]</STEP_JSON>`` of a reply.
+
+    Example:
+        >>> parse_step("the apples: <STEP_JSON>[[0, 1], [2, 1]]</STEP_JSON>")
+        ((0, 1), (2, 1))
+    """
+    return _step_of(last_step_value(text))
+
+
+def format_step(step: Step) -> str:
+    """One removal in the per-turn format.
+
+    Example:
+        >>> format_step(((0, 1), (2, 1)))
+        '<STEP_JSON>[[0,1],[2,1]]</STEP_JSON>'
+    """
+    (r1, c1), (r2, c2) = step
+    return step_text([[int(r1), int(c1)], [int(r2), int(c2)]])
 
 
 def answer_payload(answer: Sequence[Step]) -> str:
@@ -501,48 +531,37 @@ def format_answer(answer: Sequence[Step]) -> str:
 
 
 # --------------------------------------------------------------------------- prompts
+# Table 16 (Text-CoT), 22 (Self-GtA), 27 (Self-VCoT) and 34 (Self-VR), in our own words.
+# One fact the paper's table leaves out is stated: links stay inside the board (our rule).
 
-_RULES = (
-    "The image shows a 6x6 Onet (pair-matching) board. Cells are addressed as (r, c): r is "
-    "the row from 0 (top) to 5 (bottom), c is the column from 0 (left) to 5 (right). Each "
-    "cell either holds a fruit tile (a white rounded square with a fruit picture) or is "
-    "empty (plain light background). Fruits are drawn from: " + ", ".join(FRUITS) + ". Every "
-    "fruit that appears on the board appears exactly twice.\n"
-    "A step removes two tiles that show the same fruit and can be joined by a line through "
-    "cell centres made of horizontal and vertical segments with at most two turns (at most "
-    "three straight segments), where every cell the line passes through between the two "
-    "tiles is empty. "
-    "Cells emptied by earlier steps count as empty. The line must stay inside the 6x6 board: "
-    "it may NOT go around the outside of the board.\n"
-    "Goal: remove every tile. Every complete solution takes exactly one step per pair, so any "
-    "order that clears the board is a shortest solution, but each step must be legal at the "
-    "moment it is made.\n"
+PROMPTS: Final = FamilyPrompts(
+    legend=(
+        f"The image shows an Onet puzzle on a {SIZE}x{SIZE} board. Each cell holds a fruit tile (a white "
+        "rounded square with a fruit on it) or is empty."
+    ),
+    rules=(
+        "Coordinates: 0-based; (r,c) is row r, column c; (0,0) is the top-left cell; r increases downward "
+        "and c increases to the right.\n"
+        "Goal: clear the whole board. Each step removes one pair of identical fruits that can be linked: "
+        "the link is made of horizontal and vertical segments with at most 2 turns, passes through no other "
+        "fruit, and runs through cells of the board only (it cannot go around the outside of the board)."
+    ),
+    reasoning="find the matching pairs, check which can be linked, and plan an order of removals that "
+    "clears the board.",
+    answer_format="Give the final removals as one JSON list of cell pairs inside answer_json tags, for "
+    "example <answer_json>[[[r1,c1],[r2,c2]],[[r3,c3],[r4,c4]]]</answer_json>.",
+    step="removal of one pair",
+    step_format="<STEP_JSON>[[r1,c1],[r2,c2]]</STEP_JSON> with the two cells of the pair.",
+    image_change="only the two removed fruits are gone, their cells drawn empty",
+    labelled_cells="every cell",
+    solution_drawing=(
+        "For each pair of identical fruits in a removal order that clears the board, draw a solid line, "
+        "about a tenth of a cell wide, from the centre of one fruit's cell to the centre of the other's, "
+        "along a valid link (horizontal and vertical segments, at most 2 turns, through no other fruit, "
+        "inside the board). Give every pair its own bright colour."
+    ),
+    solution_shows="coloured lines linking the fruit pairs of a clearing order",
 )
-_FORMAT = (
-    "Write the answer as a JSON list of steps, each step the two cells [[r1,c1],[r2,c2]] of "
-    "the pair removed, in order, inside <answer_json></answer_json> tags. Example of the "
-    "format (not of this board's solution): "
-    "<answer_json>[[[2,3],[2,4]],[[0,1],[3,1]]]</answer_json>"
-)
-
-
-def question(state: OnetState, style: QuestionStyle) -> str:
-    """The prompt for ``style`` ``text_cot`` or ``direct``; it never names a solution cell.
-
-    Example:
-        >>> "<answer_json>" in question(from_ascii(["AA....", *["......"] * 5]), "direct")
-        True
-    """
-    if style == "text_cot":
-        return (
-            _RULES
-            + "Think step by step: find the pairs, check which can be joined now, and plan an order "
-            "that clears the whole board. Then give the final answer.\n"
-            + _FORMAT
-        )
-    if style == "direct":
-        return _RULES + "Give only the final answer, with no explanation.\n" + _FORMAT
-    raise ValueError(f"onet: unknown question style {style!r}; choose 'text_cot' or 'direct'")
 
 
 def random_answer(state: OnetState, rng: np.random.Generator) -> tuple[Step, ...]:
@@ -633,13 +652,13 @@ SPEC = FamilySpec(
     parse_answer=parse_answer,
     format_answer=format_answer,
     answer_payload=answer_payload,
-    question=question,
+    prompts=PROMPTS,
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
     answer_tag="answer_json",
-    step_description='the removal of one pair of identical fruits',
-    step_example='<answer_json>[[[0,1],[2,1]]]</answer_json>',
+    parse_step=parse_step,
+    format_step=format_step,
     cell_labels=cell_labels,
     palette_states=palette_states,
     perturb=perturb,

@@ -25,7 +25,8 @@ Buckets:
     bucket is returned. ``solve`` is cached, so the builder's own call is free.
 Answer:
     ``<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>``; the last tagged list
-    wins; car ids are case-insensitive and directions may be ``u d l r``.
+    wins; car ids are case-insensitive and directions may be ``u d l r``. One interactive
+    step is ``<STEP_JSON>{"car":"A","direction":"up"}</STEP_JSON>``.
 
 The bit-board search behind ``solve`` and ``generate`` is ``parking_search``; drawing is
 ``parking_render``.
@@ -41,7 +42,7 @@ from typing import Final, Literal
 
 import numpy as np
 
-from vgau_data.answers import answer_text, last_tagged, load_lenient
+from vgau_data.answers import answer_text, last_step_value, last_tagged, load_lenient, step_text
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles import parking_fidelity
 from vgau_data.puzzles.base import (
@@ -49,7 +50,6 @@ from vgau_data.puzzles.base import (
     Direction,
     FamilySpec,
     Illegal,
-    QuestionStyle,
     Replay,
     Solution,
     canonical_json,
@@ -66,6 +66,7 @@ from vgau_data.puzzles.parking_search import (
     expand,
     shortest_exit,
 )
+from vgau_data.puzzles.prompts import FamilyPrompts
 
 # ---------------------------------------------------------------------------- constants
 
@@ -638,19 +639,42 @@ def parse_answer(text: str) -> tuple[Step, ...]:
         raise AnswerError("bad_format", 'the answer must be a JSON list of {"car": ..., "direction": ...}')
     if len(value) > MAX_ANSWER_STEPS:
         raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_ANSWER_STEPS})")
-    steps = []
-    for item in value:
-        if not isinstance(item, dict):
-            raise AnswerError("bad_format", 'every step must be an object {"car": ..., "direction": ...}')
-        fields = {str(key).strip().lower(): field for key, field in item.items()}
-        car, direction = fields.get("car"), fields.get("direction")
-        if not isinstance(car, str) or not isinstance(direction, str):
-            raise AnswerError("bad_format", 'every step needs a string "car" and a string "direction"')
-        car = car.strip().upper()
-        if len(car) != 1 or not ("A" <= car <= "Z"):
-            raise AnswerError("bad_format", f"a car is one letter A-Z, got {car!r:.20}")
-        steps.append((car, parse_direction(direction)))
-    return tuple(steps)
+    return tuple(_step_of(item) for item in value)
+
+
+def _step_of(item: object) -> Step:
+    """One ``{"car": id, "direction": d}`` object as a step (keys case-insensitive)."""
+    if not isinstance(item, dict):
+        raise AnswerError("bad_format", 'every step must be an object {"car": ..., "direction": ...}')
+    fields = {str(key).strip().lower(): field for key, field in item.items()}
+    car, direction = fields.get("car"), fields.get("direction")
+    if not isinstance(car, str) or not isinstance(direction, str):
+        raise AnswerError("bad_format", 'every step needs a string "car" and a string "direction"')
+    car = car.strip().upper()
+    if len(car) != 1 or not ("A" <= car <= "Z"):
+        raise AnswerError("bad_format", f"a car is one letter A-Z, got {car!r:.20}")
+    return (car, parse_direction(direction))
+
+
+def parse_step(text: str) -> Step:
+    """The step in the last ``<STEP_JSON>{"car": ..., "direction": ...}</STEP_JSON>`` of a reply.
+
+    Example:
+        >>> parse_step('Free the way. <STEP_JSON>{"car":"b","direction":"Up"}</STEP_JSON>')
+        ('B', 'up')
+    """
+    return _step_of(last_step_value(text))
+
+
+def format_step(step: Step) -> str:
+    """One step in the per-turn format.
+
+    Example:
+        >>> format_step(("R", "right"))
+        '<STEP_JSON>{"car":"R","direction":"right"}</STEP_JSON>'
+    """
+    car, direction = step
+    return step_text({"car": car, "direction": direction})
 
 
 def answer_payload(answer: Sequence[Step]) -> str:
@@ -674,47 +698,46 @@ def format_answer(answer: Sequence[Step]) -> str:
 
 
 # ---------------------------------------------------------------------------- prompts
-
-_RULES = """\
-The image shows a Rush Hour parking puzzle on an 8x8 grid of square cells.
-Legend: every vehicle is a coloured bar with rounded corners that covers 2 or 3 cells, \
-either in one row (a horizontal vehicle) or in one column (a vertical vehicle), and is \
-labelled with its letter. The red car R is horizontal. The dark frame is the wall of \
-the parking lot; the gap in the right wall marked by a green arrow is the exit, at the \
-end of the red car's row. Grey cells are empty.
-Cells are named (r,c): r is the row and c the column, both 0-based, (0,0) is the top-left \
-cell, r grows downward and c grows rightward.
-Rules: one step slides one vehicle by exactly one cell along its own direction: \
-horizontal vehicles move left or right, vertical vehicles move up or down. A vehicle can \
-only slide into an empty cell and never leaves the board (the red car does not drive out \
-through the exit either). Sliding a vehicle by two cells takes two steps.
-Goal: move the red car R to the exit, so that its rightmost cell is in column 7 (the last \
-column, next to the exit), in as few steps as possible; the shortest solution is wanted.
-Answer format: a JSON list of steps, each {"car": letter, "direction": "up", "down", \
-"left" or "right"}, wrapped in <ANSWER_JSON> tags, for example \
-<ANSWER_JSON>[{"car":"B","direction":"up"},{"car":"R","direction":"right"}]</ANSWER_JSON>"""
+# Table 15 (Text-CoT), 20 (Self-GtA), 28 (Self-VCoT) and 33 (Self-VR), in our own words;
+# the board size and the exit row come from the state, as the paper's templates fill them.
 
 
-def question(state: ParkingState, style: QuestionStyle) -> str:
-    """The prompt for ``text_cot`` (reason, then answer) or ``direct`` (answer only).
+def _legend(state: ParkingState) -> str:
+    return (
+        f"The image shows a parking-exit puzzle on a {state.size}x{state.size} board. Each vehicle covers "
+        'two or three cells of one row or one column and carries its letter; the red car is "R". The exit is '
+        f"the opening in the right edge of the board, on row index {state.exit_row} (0-based)."
+    )
 
-    The prompt depends only on ``style``: the board is in the image.
 
-    Example:
-        >>> "<ANSWER_JSON>" in question(from_ascii(["RR......>"] + ["........"] * 7), "direct")
-        True
-    """
-    form = f'<{ANSWER_TAG}>[{{"car":"A","direction":"up"}},...]</{ANSWER_TAG}>'
-    if style == "text_cot":
-        return (
-            f"{_RULES}\n\nThink step by step: find the red car and the vehicles in its way to the "
-            "exit, work out which vehicles must move first to clear them, and check every slide "
-            f"against the occupied cells. Then give your final answer on the last line in exactly "
-            f"this format: {form}"
-        )
-    if style == "direct":
-        return f"{_RULES}\n\nAnswer with the step list only, in exactly this format and with no other text: {form}"
-    raise ValueError(f"unknown question style {style!r}; choose 'text_cot' or 'direct'")
+def _rules(state: ParkingState) -> str:
+    return (
+        "Rules: 1) every vehicle keeps its orientation, horizontal or vertical; 2) one move slides exactly "
+        "one vehicle by one cell along its orientation; 3) vehicles never overlap and never leave the board; "
+        f'4) the puzzle is solved when the rightmost cell of the red car "R" reaches the right edge of the '
+        f"board on row index {state.exit_row} (rows are numbered from 0 at the top)."
+    )
+
+
+PROMPTS: Final = FamilyPrompts(
+    legend=_legend,
+    rules=_rules,
+    reasoning="find the vehicles that block the red car's way to the exit row's right edge and plan the "
+    "slides that clear it.",
+    answer_format='Give the final moves as one JSON list of objects inside ANSWER_JSON tags, for example '
+    '<ANSWER_JSON>[{"car":"A","direction":"up"},{"car":"R","direction":"right"}]</ANSWER_JSON>.',
+    step="slide of one vehicle by one cell",
+    step_format='<STEP_JSON>{"car":"A","direction":"right"}</STEP_JSON> with the vehicle\'s letter and '
+    "up, down, left or right.",
+    image_change="only the moved vehicle has changed position",
+    labelled_cells="every cell",
+    solution_drawing=(
+        "Add visual hints of a workable strategy, such as numbered markers or direction cues next to the "
+        "vehicles, placed on board cells only. The hints stand for legal one-cell slides: no vehicle turns, "
+        "and none overlaps another. Do not move any vehicle in the image."
+    ),
+    solution_shows="hints of a strategy that gets the red car to the exit",
+)
 
 
 def random_answer(state: ParkingState, rng: np.random.Generator) -> tuple[Step, ...]:
@@ -750,13 +773,13 @@ SPEC = FamilySpec(
     parse_answer=parse_answer,
     format_answer=format_answer,
     answer_payload=answer_payload,
-    question=question,
+    prompts=PROMPTS,
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
     answer_tag=ANSWER_TAG,
-    step_description='one vehicle sliding one cell',
-    step_example='<ANSWER_JSON>[{"car":"A","direction":"up"}]</ANSWER_JSON>',
+    parse_step=parse_step,
+    format_step=format_step,
     generation_weight=3.0,
     cell_labels=parking_fidelity.cell_labels,
     palette_states=functools.partial(parking_fidelity.palette_states, Vehicle, ParkingState),

@@ -10,16 +10,20 @@ Board:
 
 Step:
     An answer step is a label letter (``"A"``-``"E"``). In the interactive environment a
-    step instead moves a current-position marker (``position``; None means at ``start``,
-    drawn as a red disc elsewhere) one cell ``"up"``/``"down"``/``"left"``/``"right"``
-    (``out_of_bounds``, ``wall``); ``episode_answer`` turns the walk into the letters of
-    the labelled cells it visits, in order, first visits only. ``position`` is not part of
-    the JSON state.
+    step is a ``PathStep(move, hit_labels)``, the paper's per-step format (Table 26): the
+    current-position marker (the orange start triangle, ``position``; None means at
+    ``start``) moves one cell ``"up"``/``"down"``/``"left"``/``"right"``
+    (``out_of_bounds``, ``wall``), and the model declares the labels it newly passes on
+    that move. Declarations add up (``declared``); one that stops being a prefix of the
+    true on-path letters is ``wrong_label``, as in the authors' environment.
+    ``position`` and ``declared`` are not part of the JSON state.
 
 Goal:
     The answer equals the on-path letters in traversal order from ``start`` to ``end``.
     A wrong letter is ``wrong_label`` at its index; a strict prefix of the truth is
-    ``not_solved``. For the marker, the goal is standing on ``end``.
+    ``not_solved``. For the marker, the goal is standing on ``end`` having declared
+    exactly those letters: the answer of an episode is what it declared, and an episode
+    that does not reach the destination is never solved.
 
 Buckets:
     ``optimal_length`` = moves of the start-end path: easy 2-5, medium 8-14, hard 18-25.
@@ -28,25 +32,39 @@ Buckets:
 Answer:
     ``<answer>A,C</answer>``: comma-separated letters A-E (case and spaces tolerated;
     ``<answer></answer>`` is the empty answer, "no label"). ``answer_payload`` is the
-    compact JSON list of letters, e.g. ``["A","C"]``. The interactive per-turn format is
-    the direction list ``<ANSWER_JSON>["up",...]</ANSWER_JSON>`` of maze and sokoban
-    (``grids``), which also holds the grid helpers path shares with maze.
+    compact JSON list of letters, e.g. ``["A","C"]``. An interactive episode answers with
+    its walk instead: one ``<STEP_JSON>{"move":"up","hit_labels":["A"]}</STEP_JSON>`` per
+    step and no ``<answer>`` tag. ``replay`` judges such a walk by moving the marker and
+    comparing the declared letters, so the text itself says whether the destination was
+    reached, for every consumer (records, submissions, ``score``). A text with an
+    ``<answer>`` tag is judged by its letters.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
 import operator
 import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vgau_data.answers import answer_text, last_tagged, strip_fences
+from vgau_data.answers import (
+    STEP_TAG,
+    answer_text,
+    last_step_value,
+    last_tagged,
+    load_lenient,
+    lower_aligned,
+    step_text,
+    strip_fences,
+)
 from vgau_data.errors import GenerationError, StateError
 from vgau_data.puzzles.base import (
     DELTAS,
@@ -56,23 +74,23 @@ from vgau_data.puzzles.base import (
     Direction,
     FamilySpec,
     Illegal,
-    QuestionStyle,
     Replay,
     Sketch,
     Solution,
     canonical_json,
+    parse_direction,
     pick_edits,
+    route_directions,
 )
 from vgau_data.puzzles.grids import (
     NEIGHBOURS,
     cell_from_json,
     cells_image,
-    format_direction_answer,
     grid_from_json,
     grow_induced_tree,
     load_state_object,
-    parse_direction_answer,
 )
+from vgau_data.puzzles.prompts import FamilyPrompts
 from vgau_data.rendering import BoardGeometry, font, new_board
 
 # --------------------------------------------------------------------------- constants
@@ -90,6 +108,7 @@ ON_PATH_WEIGHTS: Final = {1: 1.0, 2: 3.0, 3: 3.0, 4: 2.0}
 so that few rows share a one-letter answer."""
 MAX_PAYLOAD_CHARS: Final = 10_000
 MAX_ANSWER_LABELS: Final = 100
+MAX_WALK_STEPS: Final = 1000
 
 WALL: Final = "#"
 ROAD: Final = "."
@@ -100,11 +119,8 @@ FRAME_RGB: Final = (255, 255, 255)
 START_RGB: Final = (249, 115, 22)
 END_RGB: Final = (37, 99, 235)
 LETTER_RGB: Final = (0, 0, 0)
-MARKER_RGB: Final = (220, 38, 38)
-MARKER_LETTER_RGB: Final = (255, 255, 255)
 TRIANGLE_INSET: Final = 4
 MARKER_TRIANGLE_INSET: Final = 13
-MARKER_RADIUS: Final = 21
 LETTER_PX: Final = 36
 LETTER_STROKE: Final = 1
 """Letters are stroked in their own colour: a bold, legible glyph."""
@@ -120,8 +136,9 @@ class PathState:
     """A road map, its start, destination and labels, and the interactive marker.
 
     ``grid`` rows are ``#`` (blocked) and ``.`` (road); ``labels`` is a tuple of
-    ``(letter, cell)`` sorted by letter; ``position`` is the marker's cell (None: at
-    ``start``), used only by the interactive environment and never serialised.
+    ``(letter, cell)`` sorted by letter. ``position`` is the marker's cell (None: at
+    ``start``) and ``declared`` the letters declared so far; both are used only by the
+    interactive environment and never serialised.
     """
 
     grid: tuple[str, ...]
@@ -129,6 +146,14 @@ class PathState:
     end: Cell
     labels: tuple[tuple[str, Cell], ...]
     position: Cell | None = None
+    declared: tuple[str, ...] = ()
+
+
+class PathStep(NamedTuple):
+    """One interactive step: a marker move and the labels the model says it newly passes."""
+
+    move: Direction
+    hit_labels: tuple[str, ...] = ()
 
 
 def to_json(state: PathState) -> str:
@@ -269,35 +294,63 @@ def _truth(
     return tuple(letter_at[cell] for cell in route if cell in letter_at), len(route) - 1
 
 
-def apply_step(state: PathState, step: Direction) -> PathState | Illegal:
-    """Move the marker one cell (interactive step); ``Illegal`` off the board or into a wall.
+def _here(state: PathState) -> Cell:
+    return state.start if state.position is None else state.position
+
+
+def _move(grid: tuple[str, ...], here: Cell, move: object) -> Cell | str:
+    """The cell a move leads to, or the reason code it is illegal."""
+    delta = DELTAS.get(move) if isinstance(move, str) else None
+    if delta is None:
+        return "unknown_action"
+    r, c = here[0] + delta[0], here[1] + delta[1]
+    if not (0 <= r < len(grid) and 0 <= c < len(grid[0])):
+        return "out_of_bounds"
+    if grid[r][c] == WALL:
+        return "wall"
+    return (r, c)
+
+
+def _declares_in_order(declared: Sequence[str], letters: Sequence[str]) -> bool:
+    return len(declared) <= len(letters) and tuple(declared) == tuple(letters[: len(declared)])
+
+
+def apply_step(state: PathState, step: PathStep) -> PathState | Illegal:
+    """Move the marker one cell and add the labels declared on the way (interactive step).
+
+    ``Illegal``: off the board, into a wall, or declarations that stop being a prefix of
+    the on-path letters (``wrong_label``).
 
     Example:
-        >>> apply_step(from_ascii(["S.T"]), "right").position
-        (0, 1)
-        >>> apply_step(from_ascii(["S.T"]), "left")
+        >>> s = from_ascii(["SA.T"])
+        >>> apply_step(s, PathStep("right", ("A",))).declared
+        ('A',)
+        >>> apply_step(s, PathStep("left"))
         Illegal(code='out_of_bounds', step_index=0)
+        >>> apply_step(s, PathStep("right", ("B",)))
+        Illegal(code='wrong_label', step_index=0)
     """
-    delta = DELTAS.get(step) if isinstance(step, str) else None
-    if delta is None:
+    if not isinstance(step, PathStep):
         return Illegal("unknown_action", 0)
-    here = state.start if state.position is None else state.position
-    r, c = here[0] + delta[0], here[1] + delta[1]
-    if not (0 <= r < len(state.grid) and 0 <= c < len(state.grid[0])):
-        return Illegal("out_of_bounds", 0)
-    if state.grid[r][c] == WALL:
-        return Illegal("wall", 0)
-    position = None if (r, c) == state.start else (r, c)
-    return PathState(state.grid, state.start, state.end, state.labels, position)
+    there = _move(state.grid, _here(state), step.move)
+    if isinstance(there, str):
+        return Illegal(there, 0)
+    declared = state.declared + tuple(step.hit_labels)
+    truth = _truth(state.grid, state.start, state.end, state.labels)
+    if truth is None or not _declares_in_order(declared, truth[0]):
+        return Illegal("wrong_label", 0)
+    position = None if there == state.start else there
+    return PathState(state.grid, state.start, state.end, state.labels, position, declared)
 
 
 def is_goal(state: PathState) -> bool:
-    """The marker stands on the destination."""
-    return (state.start if state.position is None else state.position) == state.end
+    """The marker stands on the destination and every on-path letter has been declared."""
+    truth = _truth(state.grid, state.start, state.end, state.labels)
+    return _here(state) == state.end and truth is not None and state.declared == truth[0]
 
 
-def replay(state: PathState, answer: Sequence[str]) -> Replay:
-    """Judge a label list against the true on-path letters.
+def replay(state: PathState, answer: Sequence[Any]) -> Replay:
+    """Judge a label list against the true on-path letters, or a walk (``PathStep``s) by playing it.
 
     Example:
         >>> s = from_ascii(["SA.T", "##B#"])
@@ -305,7 +358,11 @@ def replay(state: PathState, answer: Sequence[str]) -> Replay:
         Replay(feasible=True, length=3, error=None, first_invalid_step=None)
         >>> replay(s, ("A", "B")).error
         'wrong_label'
+        >>> replay(s, (PathStep("right", ("A",)), PathStep("right"))).error  # one cell short
+        'not_solved'
     """
+    if answer and isinstance(answer[0], PathStep):
+        return _replay_walk(state, answer)
     n = len(answer)
     truth = _truth(state.grid, state.start, state.end, state.labels)
     if truth is None:
@@ -321,39 +378,63 @@ def replay(state: PathState, answer: Sequence[str]) -> Replay:
     return Replay(True, moves)
 
 
-def trajectory(state: PathState, answer: Sequence[str]) -> list[PathState]:
-    """The marker walking the true path, one state per move (whatever ``answer`` is)."""
+def _replay_walk(state: PathState, walk: Sequence[Any]) -> Replay:
+    """``apply_step`` along ``walk`` then ``is_goal``, without building states (same verdicts)."""
+    n = len(walk)
+    truth = _truth(state.grid, state.start, state.end, state.labels)
+    here, declared = _here(state), list(state.declared)
+    for index, step in enumerate(walk):
+        if not isinstance(step, PathStep):
+            return Replay(False, n, "unknown_action", index)
+        there = _move(state.grid, here, step.move)
+        if isinstance(there, str):
+            return Replay(False, n, there, index)
+        declared.extend(step.hit_labels)
+        if truth is None or not _declares_in_order(declared, truth[0]):
+            return Replay(False, n, "wrong_label", index)
+        here = there
+    if truth is None or here != state.end or len(declared) != len(truth[0]):
+        return Replay(False, n, "not_solved", n)
+    return Replay(True, n)
+
+
+def trajectory(state: PathState, answer: Sequence[Any]) -> list[PathState]:
+    """The marker walking the true path, one state per move, declaring each label as it passes it."""
+    return [state_after for _, state_after in _route_walk(state)]
+
+
+def answer_steps(state: PathState, answer: Sequence[Any]) -> tuple[PathStep, ...]:
+    """The walk that plays ``answer``: itself when it is a walk; for the on-path letters, the route.
+
+    Raises:
+        ValueError: letters other than the route's (only the true letters have a walk).
+
+    Example:
+        >>> answer_steps(from_ascii(["SA.T", "##B#"]), ("A",))
+        (PathStep(move='right', hit_labels=('A',)), PathStep(move='right', hit_labels=()), PathStep(move='right', hit_labels=()))
+    """
+    if answer and isinstance(answer[0], PathStep):
+        return tuple(answer)
+    walk = _route_walk(state)
+    if tuple(answer) != tuple(letter for step, _ in walk for letter in step.hit_labels):
+        raise ValueError(f"path: {answer!r} are not the on-path letters, so no walk plays them")
+    return tuple(step for step, _ in walk)
+
+
+def _route_walk(state: PathState) -> list[tuple[PathStep, PathState]]:
+    """Each move along the start-end route with its declaration, and the state after it."""
     route = _route(state.grid, state.start, state.end)
     if route is None:
         raise ValueError("the destination is unreachable from the start")
-    return [PathState(state.grid, state.start, state.end, state.labels, cell) for cell in route[1:]]
-
-
-def episode_answer(initial_state: PathState, steps: Sequence[Direction]) -> tuple[str, ...]:
-    """Letters of the labelled cells the marker visits, in order, first visits only.
-
-    The walk stops at the first illegal move.
-
-    Example:
-        >>> episode_answer(from_ascii(["SA.T", "##B#"]), ("right", "right", "down", "up", "right"))
-        ('A', 'B')
-    """
-    letter_at = {cell: letter for letter, cell in initial_state.labels}
-    state = initial_state
-    here = state.start if state.position is None else state.position
-    seen = {here}
-    letters = [letter_at[here]] if here in letter_at else []
-    for step in steps:
-        nxt = apply_step(state, step)
-        if isinstance(nxt, Illegal):
-            break
-        state = nxt
-        here = state.start if state.position is None else state.position
-        if here not in seen:
-            seen.add(here)
-            if here in letter_at:
-                letters.append(letter_at[here])
-    return tuple(letters)
+    letter_at = {cell: letter for letter, cell in state.labels}
+    walk = []
+    current = state
+    for before, after in itertools.pairwise(route):
+        move = next(d for d, (dr, dc) in DELTAS.items() if (before[0] + dr, before[1] + dc) == after)
+        step = PathStep(move, (letter_at[after],) if after in letter_at else ())  # type: ignore[arg-type]
+        current = apply_step(current, step)  # type: ignore[assignment]
+        walk.append((step, current))
+    return walk
 
 
 # --------------------------------------------------------------------------- solver
@@ -438,23 +519,19 @@ def _induced_walk(rng: np.random.Generator, moves: int) -> list[int] | None:
 
 
 def render(state: PathState) -> Image.Image:
-    """Black walls, gray road, orange start and blue end triangles, letters, red marker disc.
+    """Black walls, gray road, letters, the blue destination triangle and the orange marker triangle.
 
-    On the marker's cell the disc is drawn over the background and the cell's letter (in
-    white) or the destination triangle (smaller) is drawn again on top of it.
+    The orange triangle marks the marker's cell (the start until it moves), as the
+    authors' environment moves the start triangle; on a letter the letter is drawn over
+    it, and on the destination it is drawn smaller so the blue triangle shows around it.
     """
-    image = _background(state.grid, state.start, state.end, state.labels).copy()
-    if state.position is not None and state.position != state.start:
-        draw = ImageDraw.Draw(image)
-        cx, cy = GEOMETRY.center(state.position)
-        draw.ellipse(
-            (cx - MARKER_RADIUS, cy - MARKER_RADIUS, cx + MARKER_RADIUS, cy + MARKER_RADIUS), fill=MARKER_RGB
-        )
-        if state.position == state.end:
-            _triangle(draw, state.end, MARKER_TRIANGLE_INSET, END_RGB)
-        for letter, cell in state.labels:
-            if cell == state.position:
-                _letter(image, cell, letter, MARKER_LETTER_RGB)
+    image = _background(state.grid, state.end, state.labels).copy()
+    here = _here(state)
+    inset = MARKER_TRIANGLE_INSET if here == state.end else TRIANGLE_INSET
+    _triangle(ImageDraw.Draw(image), here, inset, START_RGB)
+    for letter, cell in state.labels:
+        if cell == here:
+            _letter(image, cell, letter, LETTER_RGB)
     return image
 
 
@@ -480,13 +557,10 @@ def _glyph(letter: str) -> Image.Image:
 
 
 @functools.lru_cache(maxsize=256)
-def _background(
-    grid: tuple[str, ...], start: Cell, end: Cell, labels: tuple[tuple[str, Cell], ...]
-) -> Image.Image:
+def _background(grid: tuple[str, ...], end: Cell, labels: tuple[tuple[str, Cell], ...]) -> Image.Image:
     image = new_board(GEOMETRY, FRAME_RGB)
     image.paste(cells_image(grid, {WALL: WALL_RGB, ROAD: ROAD_RGB}), GEOMETRY.cell_box((0, 0))[:2])
     draw = ImageDraw.Draw(image)
-    _triangle(draw, start, TRIANGLE_INSET, START_RGB)
     _triangle(draw, end, TRIANGLE_INSET, END_RGB)
     for letter, cell in labels:
         _letter(image, cell, letter, LETTER_RGB)
@@ -499,22 +573,29 @@ _SPLIT = re.compile(r"[\s,;]+")
 _STRIP = "\"'`[](){}.*"
 
 
-def parse_answer(text: str) -> tuple[str, ...]:
-    """The letters of the last ``<answer>...</answer>`` in ``text``.
+def parse_answer(text: str) -> tuple[Any, ...]:
+    """The letters of the last ``<answer>...</answer>`` in ``text``, else the walk of its steps.
 
     Tolerates prose around the tags, fences, case, spaces, quotes and brackets, ``;`` or
-    ``->`` separators and trailing commas; empty content is the empty answer. Raises
-    ``AnswerError`` (``no_answer``, ``bad_format``, ``unknown_action``) and nothing else.
+    ``->`` separators and trailing commas; empty content is the empty answer. A text
+    without ``<answer>`` but with ``<STEP_JSON>`` steps (an interactive episode's answer)
+    is read as a walk of ``PathStep``s. Raises ``AnswerError`` (``no_answer``,
+    ``bad_format``, ``unknown_action``) and nothing else.
 
     Example:
         >>> parse_answer("Route: <Answer> b, 'e', </Answer>")
         ('B', 'E')
         >>> parse_answer("<answer></answer>")
         ()
+        >>> parse_answer('<STEP_JSON>{"move":"up","hit_labels":["a"]}</STEP_JSON>')
+        (PathStep(move='up', hit_labels=('A',)),)
     """
     text = answer_text(text)
     payload = last_tagged(text, TAG)
     if payload is None:
+        walk = _parse_walk(text)
+        if walk:
+            return walk
         raise AnswerError("no_answer", f"no <{TAG}>...</{TAG}> found")
     if len(payload) > MAX_PAYLOAD_CHARS:
         raise AnswerError("bad_format", f"payload of {len(payload)} characters")
@@ -525,13 +606,63 @@ def parse_answer(text: str) -> tuple[str, ...]:
     tokens = [token for token in tokens if token]
     if len(tokens) > MAX_ANSWER_LABELS:
         raise AnswerError("bad_format", f"{len(tokens)} labels (more than {MAX_ANSWER_LABELS})")
-    letters = []
-    for token in tokens:
-        letter = token.upper()
-        if letter not in _LETTER_SET:
-            raise AnswerError("unknown_action", f"not a label letter A-E: {token!r:.40}")
-        letters.append(letter)
-    return tuple(letters)
+    return tuple(_letter_of(token) for token in tokens)
+
+
+def _letter_of(token: object) -> str:
+    letter = token.strip().upper() if isinstance(token, str) else None
+    if letter not in _LETTER_SET:
+        raise AnswerError("unknown_action", f"not a label letter A-E: {token!r:.40}")
+    return letter  # type: ignore[return-value]
+
+
+def _parse_walk(text: str) -> tuple[PathStep, ...]:
+    """Every complete ``<STEP_JSON>...</STEP_JSON>`` in order (one scan: linear in the text)."""
+    lowered = lower_aligned(text)
+    opening, closing = f"<{STEP_TAG.lower()}>", f"</{STEP_TAG.lower()}>"
+    steps: list[PathStep] = []
+    position = 0
+    while (start := lowered.find(opening, position)) >= 0:
+        end = lowered.find(closing, start)
+        if end < 0:
+            break
+        if len(steps) == MAX_WALK_STEPS:
+            raise AnswerError("bad_format", f"more than {MAX_WALK_STEPS} steps")
+        steps.append(_step_of(load_lenient(text[start + len(opening) : end])))
+        position = end + len(closing)
+    return tuple(steps)
+
+
+def _step_of(value: Any) -> PathStep:
+    if not isinstance(value, dict):
+        raise AnswerError("bad_format", 'a step must be {"move": ..., "hit_labels": [...]}')
+    fields = {str(key).strip().lower(): field for key, field in value.items()}
+    labels = fields.get("hit_labels", [])
+    if labels is None:
+        labels = []
+    if not isinstance(labels, list) or len(labels) > N_LABELS:
+        raise AnswerError("bad_format", f"hit_labels must be a list of at most {N_LABELS} letters")
+    return PathStep(parse_direction(fields.get("move")), tuple(_letter_of(label) for label in labels))
+
+
+def parse_step(text: str) -> PathStep:
+    """The step in the last ``<STEP_JSON>{"move": ..., "hit_labels": [...]}</STEP_JSON>`` of a reply.
+
+    Example:
+        >>> parse_step('<STEP_JSON>{"move":"Left","hit_labels":[]}</STEP_JSON>')
+        PathStep(move='left', hit_labels=())
+    """
+    return _step_of(last_step_value(text))
+
+
+def format_step(step: PathStep) -> str:
+    """One step in the per-turn format (Table 26).
+
+    Example:
+        >>> format_step(PathStep("up", ("C",)))
+        '<STEP_JSON>{"move":"up","hit_labels":["C"]}</STEP_JSON>'
+    """
+    return step_text({"move": step.move, "hit_labels": list(step.hit_labels)})
 
 
 def answer_payload(answer: Sequence[str]) -> str:
@@ -544,42 +675,46 @@ def answer_payload(answer: Sequence[str]) -> str:
     return canonical_json(list(answer))
 
 
-def format_answer(answer: Sequence[str]) -> str:
-    """The full answer text: ``<answer>A,C</answer>``."""
+def format_answer(answer: Sequence[Any]) -> str:
+    """The answer text: ``<answer>A,C</answer>`` for letters, one step per line for a walk."""
+    if answer and isinstance(answer[0], PathStep):
+        return "\n".join(format_step(step) for step in answer)
     return f"<{TAG}>{','.join(answer)}</{TAG}>"
 
 
 # --------------------------------------------------------------------------- prompts
+# Table 14 (Text-CoT), 21 (Self-GtA), 26 (Self-VCoT) and 32 (Self-VR), in our own words.
 
-_RULES = (
-    "The image shows a 10x10 map. Black cells are blocked; light-gray cells are road. "
-    "The orange triangle marks the start and the blue triangle marks the destination. "
-    "Five road cells carry the letters A, B, C, D and E. "
-    "Cells are addressed as (r, c), 0-based, with (0, 0) the top-left cell; r grows downward "
-    "and c grows rightward.\n"
-    "You may move between road cells that share a side (up, down, left, right). The roads "
-    "branch like a tree, so exactly one route leads from the start to the destination "
-    "without visiting any cell twice; it is also the shortest route.\n"
-    "Task: list the letters of the labelled cells this route passes through, in the order "
-    "they are met when walking from the start to the destination. Leave out letters that "
-    "are not on the route."
+PROMPTS: Final = FamilyPrompts(
+    legend=(
+        "The image shows a map with five labelled points: A, B, C, D and E. Black cells are walls, which "
+        "cannot be entered; light-grey cells are walkable. The orange triangle marks the start and the blue "
+        "triangle the destination. Each letter marks a walkable cell."
+    ),
+    rules=(
+        "Moves: up, down, left or right, one cell per step, never diagonally, never jumping, never into a "
+        "wall. Follow the valid simple path from the start to the destination: no backtracking and no cell "
+        "visited twice.\n"
+        "Task: determine which labelled points lie on that path, going from the orange triangle to the blue "
+        "triangle."
+    ),
+    reasoning="identify the start and the destination, describe the moves of the route, and check that it "
+    "never enters a black cell.",
+    answer_format="Give only the letters the path passes, in the order it passes them, inside answer tags, "
+    "for example <answer>A,C</answer>.",
+    step="move of the orange triangle, which marks your current position",
+    step_format='<STEP_JSON>{"move":"up","hit_labels":["A"]}</STEP_JSON>, where move is up, down, left or '
+    "right and hit_labels lists, in upper case, only the labels newly passed on this move ([] when none).",
+    image_change="only the orange triangle, your current position, has moved",
+    labelled_cells="every cell, walls included",
+    solution_drawing=(
+        "Draw one continuous bright red line, about a tenth of a cell wide, from the centre of the start "
+        "cell to the centre of the destination cell. It joins centres of neighbouring walkable cells with "
+        "horizontal and vertical segments only, never crosses or touches a black cell, and visits no cell "
+        "twice."
+    ),
+    solution_shows="a red line along the simple path from the start to the destination",
 )
-_FORMAT = (
-    "Answer format: <answer>A,C</answer> (upper-case letters separated by commas; "
-    "<answer></answer> if the route passes no letter)."
-)
-
-
-def question(state: PathState, style: QuestionStyle) -> str:
-    """The prompt for ``text_cot`` or ``direct`` (rules, legend, coordinates, format)."""
-    if style == "text_cot":
-        return (
-            f"{_RULES}\nThink step by step: trace the route from the start to the destination, "
-            f"then give the final answer on the last line in exactly this format.\n{_FORMAT}"
-        )
-    if style == "direct":
-        return f"{_RULES}\nReply with the answer only, in exactly this format and nothing else.\n{_FORMAT}"
-    raise ValueError(f"unknown question style {style!r}; choose 'text_cot' or 'direct'")
 
 
 def random_answer(state: PathState, rng: np.random.Generator) -> tuple[str, ...]:
@@ -592,31 +727,32 @@ def random_answer(state: PathState, rng: np.random.Generator) -> tuple[str, ...]
     return tuple(letters[int(i)] for i in order[:count])
 
 
-def random_step(state: PathState, rng: np.random.Generator) -> Direction:
-    """A random direction of the marker: the random baseline of interactive episodes."""
-    return DIRECTIONS[int(rng.integers(len(DIRECTIONS)))]
+def random_step(state: PathState, rng: np.random.Generator) -> PathStep:
+    """A random move declaring nothing: the random baseline of interactive episodes."""
+    return PathStep(DIRECTIONS[int(rng.integers(len(DIRECTIONS)))])
 
 
 # --------------------------------------------------------------------------- fidelity
 
 
 def cell_labels(state: PathState) -> tuple[str, ...]:
-    """Row-major: ``wall``, ``road``, ``start``, ``end`` or a letter, with ``+marker`` where the marker stands.
+    """Row-major: ``wall``, ``road``, ``end`` or a letter, with the orange marker triangle as ``marker``
+    on a plain road cell (the start, until it moves) and ``+marker`` on a letter or the destination.
 
     Example:
         >>> cell_labels(PathState(("...",), (0, 0), (0, 2), (("A", (0, 1)),), (0, 1)))
-        ('start', 'A+marker', 'end')
+        ('road', 'A+marker', 'end')
     """
-    marks = {state.start: "start", state.end: "end"} | {cell: letter for letter, cell in state.labels}
+    marks = {state.end: "end"} | {cell: letter for letter, cell in state.labels}
     labels = [marks.get((r, c), "wall" if char == WALL else "road") for r, row in enumerate(state.grid) for c, char in enumerate(row)]
-    if state.position is not None and state.position != state.start:  # the marker is not drawn on the start
-        index = state.position[0] * len(state.grid[0]) + state.position[1]
-        labels[index] += "+marker"
+    here = _here(state)
+    index = here[0] * len(state.grid[0]) + here[1]
+    labels[index] = "marker" if labels[index] == "road" else f"{labels[index]}+marker"
     return tuple(labels)
 
 
 def palette_states() -> tuple[PathState, ...]:
-    """A board with every mark, and the marker on a road cell, the destination and each letter."""
+    """A board with every mark: the marker on the start, a road cell, the destination and each letter."""
     base = from_ascii(["SABCDET..."] + ["#." * 5] * 9)
     spots = [(0, 7), base.end, *(cell for _, cell in base.labels)]
     return (base, *(PathState(base.grid, base.start, base.end, base.labels, spot) for spot in spots))
@@ -629,7 +765,7 @@ def perturb(state: PathState, k: int, rng: np.random.Generator) -> PathState:
     grid = [list(row) for row in state.grid]
     for r, c in pick_edits([[(1, cell)] for cell in cells], k, rng):
         grid[r][c] = ROAD if grid[r][c] == WALL else WALL
-    return PathState(tuple("".join(row) for row in grid), state.start, state.end, state.labels, state.position)
+    return dataclasses.replace(state, grid=tuple("".join(row) for row in grid))
 
 
 def sketch(state: PathState, answer: Sequence[str]) -> Sketch:
@@ -640,6 +776,20 @@ def sketch(state: PathState, answer: Sequence[str]) -> Sketch:
     return Sketch(routes=(route,))
 
 
+def route_answer(state: PathState, cells: Sequence[Cell]) -> tuple[PathStep, ...]:
+    """The walk along a drawn route's cells, declaring each letter when the route first enters it.
+
+    Example:
+        >>> route_answer(from_ascii(["SA.T"]), [(0, 0), (0, 1), (0, 2), (0, 3)])[0]
+        PathStep(move='right', hit_labels=('A',))
+    """
+    letter_at = {cell: letter for letter, cell in state.labels}
+    seen = set(cells[:1])
+    steps = []
+    for move, cell in zip(route_directions(cells), cells[1:]):
+        steps.append(PathStep(move, (letter_at[cell],) if cell in letter_at and cell not in seen else ()))
+        seen.add(cell)
+    return tuple(steps)
 
 
 SPEC = FamilySpec(
@@ -657,23 +807,19 @@ SPEC = FamilySpec(
     parse_answer=parse_answer,
     format_answer=format_answer,
     answer_payload=answer_payload,
-    question=question,
+    prompts=PROMPTS,
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
-    parse_steps=parse_direction_answer,
-    format_steps=format_direction_answer,
-    episode_answer=episode_answer,
+    parse_step=parse_step,
+    format_step=format_step,
+    answer_steps=answer_steps,
     answer_tag=TAG,
-    step_description=(
-        "one move of your marker along the road, starting at the start cell; the marker is drawn as a red "
-        "disc. Walk it to the destination: the letters it passes are collected for you as your answer"
-    ),
     random_step=random_step,
-    step_example='<ANSWER_JSON>["right"]</ANSWER_JSON>',
     cell_labels=cell_labels,
     palette_states=palette_states,
     perturb=perturb,
     sketch=sketch,
     route_start=operator.attrgetter("start"),
+    route_answer=route_answer,
 )

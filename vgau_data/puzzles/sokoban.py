@@ -19,7 +19,9 @@ Buckets:
     few pushes; ``solve`` is an independent forward BFS.
 Answer:
     ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``; the last tagged list wins. The
-    format (parser included) is maze's, shared through ``grids``.
+    format (parser included) is maze's, shared through ``grids``, and so is one
+    interactive step, the sentence ``Next, move one step up.``. The oracle aid labels
+    the non-wall cells only (``labelled_cells``, as Table 19 asks).
 """
 
 from __future__ import annotations
@@ -43,12 +45,20 @@ from vgau_data.puzzles.base import (
     Direction,
     FamilySpec,
     Illegal,
-    QuestionStyle,
     Replay,
     Solution,
     canonical_json,
 )
-from vgau_data.puzzles.grids import DIRECTION_TAG, direction_payload, format_direction_answer, parse_direction_answer
+from vgau_data.puzzles.grids import (
+    DIRECTION_TAG,
+    MOVE_SENTENCE_FORMAT,
+    direction_payload,
+    format_direction_answer,
+    format_move_sentence,
+    parse_direction_answer,
+    parse_move_sentence,
+)
+from vgau_data.puzzles.prompts import FamilyPrompts
 from vgau_data.rendering import BoardGeometry
 
 # ---------------------------------------------------------------------------- constants
@@ -629,48 +639,41 @@ format_answer = format_direction_answer
 
 
 # ---------------------------------------------------------------------------- prompts
+# Table 13 (Text-CoT), 19 (Self-GtA), 25 (Self-VCoT) and 31 (Self-VR), in our own words.
 
-_RULES = """\
-The image shows a Sokoban puzzle on a 10x10 grid of square cells.
-Legend: red-brown brick cells are walls; sand-coloured cells are floor; the small person \
-is the player; the wooden crate with an X brace is the box; the green X on the floor is \
-the target (when the box stands on the target, the crate is drawn green). The dark strip \
-around the grid is outside the board.
-Cells are named (r,c): r is the row and c the column, both 0-based, (0,0) is the top-left \
-cell, r grows downward and c grows rightward.
-Rules: each step moves the player one cell up, down, left or right. The player may walk \
-onto any floor cell (the target cell included) but never into a wall or off the board. \
-Walking into the box pushes it one cell in the same direction; this is allowed only if \
-the cell behind the box is floor inside the board. The box cannot be pulled. Every step \
-counts, whether the player only walks or pushes the box.
-Goal: move the box onto the target in as few steps as possible; the shortest solution is \
-wanted.
-Answer format: a JSON list of directions ("up", "down", "left", "right") wrapped in \
-<ANSWER_JSON> tags, for example <ANSWER_JSON>["left","left","up"]</ANSWER_JSON>"""
+PROMPTS: Final = FamilyPrompts(
+    legend=(
+        "The image shows a Sokoban puzzle with a single box. Red-brown brick cells are walls and are "
+        "blocked; sand-coloured cells are floor and can be walked on. The small person is the player, at "
+        "the start. The wooden crate with an X brace is the box. The green X on the floor is the target. "
+        "The dark border lies outside the board."
+    ),
+    rules=(
+        "Rules: 1) the player moves up, down, left or right, one cell per move; 2) moving into the box "
+        "pushes it one cell in the same direction; 3) a push is allowed only when the cell the box would "
+        "move to is floor; 4) there are no diagonal moves.\n"
+        "Goal: push the box onto the target."
+    ),
+    reasoning="check that each move is legal and follow where the player and the box end up after it.",
+    answer_format='Give the final moves as one JSON list of lowercase words inside ANSWER_JSON tags, for '
+    'example <ANSWER_JSON>["left","left","up"]</ANSWER_JSON>.',
+    step="move of the player",
+    step_format=f"{MOVE_SENTENCE_FORMAT}.",
+    image_change="only the player and, when it was pushed, the box have moved",
+    labelled_cells="every cell that is not a wall",
+    solution_drawing=(
+        "Draw one continuous bright red line, about a tenth of a cell wide, along the player's walk: from "
+        "the centre of the player's cell to the centre of the cell from which the player pushes the box "
+        "onto the target. It joins centres of neighbouring floor cells with horizontal and vertical segments "
+        "only and never crosses a wall. Do not draw the box's path."
+    ),
+    solution_shows="a red line along the walk of the player that pushes the box onto the target",
+)
 
 
-def question(state: SokobanState, style: QuestionStyle) -> str:
-    """The prompt for ``text_cot`` (reason, then answer) or ``direct`` (answer only).
-
-    The prompt depends only on ``style``: the board is in the image.
-
-    Example:
-        >>> "<ANSWER_JSON>" in question(from_ascii(["PBT"]), "direct")
-        True
-    """
-    if style == "text_cot":
-        return (
-            f"{_RULES}\n\nThink step by step: locate the player, the box and the target, plan "
-            "the pushes and the walks between them, and check every move against the walls. "
-            f"Then give your final answer on the last line in exactly this format: "
-            f'<{ANSWER_TAG}>["up","left",...]</{ANSWER_TAG}>'
-        )
-    if style == "direct":
-        return (
-            f"{_RULES}\n\nAnswer with the move list only, in exactly this format and with no "
-            f'other text: <{ANSWER_TAG}>["up","left",...]</{ANSWER_TAG}>'
-        )
-    raise ValueError(f"unknown question style {style!r}; choose 'text_cot' or 'direct'")
+def labelled_cells(state: SokobanState) -> frozenset[Cell]:
+    """The cells the oracle aid labels: every cell that is not a wall (Table 19)."""
+    return frozenset((r, c) for r, row in enumerate(state.grid) for c, char in enumerate(row) if char != WALL)
 
 
 def random_answer(state: SokobanState, rng: np.random.Generator) -> tuple[Direction, ...]:
@@ -697,13 +700,14 @@ SPEC = FamilySpec(
     parse_answer=parse_answer,
     format_answer=format_answer,
     answer_payload=answer_payload,
-    question=question,
+    prompts=PROMPTS,
+    labelled_cells=labelled_cells,
     random_answer=random_answer,
     apply_step=apply_step,
     is_goal=is_goal,
     answer_tag=DIRECTION_TAG,
-    step_description='one move of the player (walking into the box pushes it)',
-    step_example='<ANSWER_JSON>["left"]</ANSWER_JSON>',
+    parse_step=parse_move_sentence,
+    format_step=format_move_sentence,
     cell_labels=sokoban_fidelity.cell_labels,
     palette_states=functools.partial(sokoban_fidelity.palette_states, from_ascii),
     perturb=sokoban_fidelity.perturb,

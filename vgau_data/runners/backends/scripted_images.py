@@ -104,7 +104,7 @@ class ScriptedImageGenerator:
             sketch = family.sketch(state, solution.answer)
             return draw_sketch(family.render(perturbed), family.geometry, sketch), {"cells_wrong": self.k}
         board = family.render(perturbed)
-        return (annotate(family, board) if request.purpose == "aid" else board), {"cells_wrong": self.k}
+        return (annotate(family, board, perturbed) if request.purpose == "aid" else board), {"cells_wrong": self.k}
 
     def _mismatch(self, family: FamilySpec, request: ImageRequest) -> tuple[Image.Image, dict[str, Any]]:
         """The same kind of image from another instance of the family and bucket, picked by the request's id."""
