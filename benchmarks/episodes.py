@@ -7,8 +7,8 @@ so interactive protocols run several turns per episode.
 
     PYTHONPATH=. python benchmarks/episodes.py                       # direct, 64 new tokens, batch 16
     PYTHONPATH=. python benchmarks/episodes.py --max-new-tokens 8
-    PYTHONPATH=. python benchmarks/episodes.py --protocol oracle_vcot --families maze sokoban path \
-        --reply '<ANSWER_JSON>["up"]</ANSWER_JSON>'
+    PYTHONPATH=. python benchmarks/episodes.py --protocol oracle_vcot --families maze sokoban \
+        --reply 'Next, move one step up.'
 
 What to expect on CPU: batching amortizes the per-step cost of ``generate``, so the
 speed-up grows with the tokens generated (~1.7x at 8, ~4x at 64 on 2 cores). Image

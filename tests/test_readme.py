@@ -39,3 +39,15 @@ def test_readme__every_documented_vgau_data_command_parses() -> None:
     parser = build_parser()
     used = {parser.parse_args(shlex.split(command)[1:]).command for command in commands}
     assert {"build", "push", "score", "baseline", "convert", "run", "merge"} <= used
+
+
+def test_readme__protocol_lists_are_the_registry() -> None:
+    from vgau_data.runners.protocols import budget_variants, protocol_class, protocol_names
+
+    text = (ROOT / "README.md").read_text()
+    listed = text[text.index("- `protocol`: one of the registered protocols") :].split("\n- `run`")[0]
+    assert re.findall(r"`([a-z_]+)`", listed)[1 : len(budget_variants()) + 1] == budget_variants()
+    section = text[text.index("| protocol | what the model gets | turns |") :].split("\n\n")[0]
+    table = re.findall(r"^\| `([a-z_]+)` \| (.*?) \|", section, flags=re.MULTILINE)
+    assert [name for name, _ in table] == protocol_names()
+    assert [summary.replace("`", "") for _, summary in table] == [protocol_class(n).summary for n, _ in table]

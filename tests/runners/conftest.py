@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
+from vgau_data.puzzles.prompts import REMAINING_QUESTION
 from vgau_data.runners.instances import Instance, load_instances, resolve_dataset
 from vgau_data.runners.messages import Conversation, Message, TextPart
+from vgau_data.runners.protocols import protocol_class, protocol_names
+from vgau_data.runners.protocols.interactive import InteractiveEpisode
 
 SMALL_COUNTS = {"easy": 2, "medium": 1, "hard": 0}
-STEP_UP = '<ANSWER_JSON>["up"]</ANSWER_JSON>'
 
 
 @pytest.fixture(scope="session")
@@ -208,14 +210,31 @@ def stream_zeros(total_bytes: int, *, declare_length: bool) -> Fault:
     return fault
 
 
+def _protocol_of(variant: str) -> str:
+    """The registered protocol a variant name belongs to (``oracle_aug_vcot_fixed_last2`` -> ``oracle_aug_vcot``)."""
+    names = sorted(protocol_names(), key=len, reverse=True)
+    return next((n for n in names if variant == n or variant.startswith(n + "_")), "direct")
+
+
 def conversation_from_request(body: dict[str, Any], headers: dict[str, str]) -> Conversation:
-    """Rebuild enough of a ``Conversation`` (roles, texts, session id) for a scripted policy."""
+    """Rebuild enough of a ``Conversation`` (roles, texts, session id, what it asks) for a scripted policy.
+
+    A server is not told what a request asks; it is read back from the text, as a model would.
+    """
     messages = []
     for message in body["messages"]:
         content = message["content"]
         text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
         messages.append(Message(message["role"], (TextPart(text),)))
-    return Conversation(tuple(messages), headers.get("x-session-id", ""))
+    session_id = headers.get("x-session-id", "")
+    variant = session_id.split("/")[1] if session_id.count("/") == 2 else ""
+    if messages[-1].text.endswith(REMAINING_QUESTION):
+        asks = "remaining"
+    elif issubclass(protocol_class(_protocol_of(variant)), InteractiveEpisode):
+        asks = "step"
+    else:
+        asks = "answer"
+    return Conversation(tuple(messages), session_id, asks)  # type: ignore[arg-type]
 
 
 @pytest.fixture

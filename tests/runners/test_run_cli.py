@@ -21,7 +21,7 @@ ALL_VARIANTS = {
     "oracle_aug_vcot",
     "oracle_aug_vcot_fixed",
 }
-STEP_UP = '<ANSWER_JSON>["up"]</ANSWER_JSON>'
+STEP_UP = "Next, move one step up."
 
 
 def _run(dataset_dir: Path, out: Path, *args: str) -> int:
@@ -84,11 +84,13 @@ def test_run__tiny_hf_model_produces_a_scored_submission_for_all_five_protocols(
     records = _records(model_dir)
     assert all(r["turns"][0]["prompt_tokens"] for r in records)
     if reply:
-        # The reply model always says "up": mazes walk up turn after turn until a wall or the edge.
+        # The reply model always says "up": mazes walk up turn after turn until a wall or the edge;
+        # under the fixed budget its answer to the count question is no count, which ends the episode.
         walks = [r for r in records if r["task"] == "maze" and "vcot" in r["protocol"]]
         assert all(t["text"] == STEP_UP for r in walks for t in r["turns"])
         assert max(len(r["turns"]) for r in walks) >= 2
-        assert {r["end"] for r in walks} <= {"illegal", "budget", "goal", "cap"}
+        assert {r["end"] for r in walks if "fixed" not in r["protocol"]} <= {"illegal", "budget", "goal"}
+        assert {r["end"] for r in walks if "fixed" in r["protocol"]} <= {"illegal", "unparseable_count"}
         klotski = [r for r in records if r["task"] == "klotski" and r["protocol"] == "oracle_vcot"]
         assert [r["end"] for r in klotski] == ["unparseable"]
 
@@ -269,3 +271,50 @@ def test_run__odd_replies_and_key_echoes_never_crash_the_run_or_reach_a_file(
             assert not [leak for leak in leaks if leak.encode() in data], path
     assert main(["score", str(model_dir / "submission.jsonl"), "--dataset", str(dataset_dir)]) == 0
     assert key not in capsys.readouterr().out
+
+
+def test_run__backend_args_reach_the_backend_and_unknown_ones_are_refused(dataset_dir, tmp_path, capsys) -> None:
+    base = ("--backend", "scripted", "--model", "oracle", "--protocol", "direct", "--families", "maze")
+    assert _run(dataset_dir, tmp_path / "named", *base, "--backend-arg", "policy=oracle-as-named") == 0
+    header = json.loads((_only_model_dir(tmp_path / "named") / "submission.jsonl").read_text().splitlines()[0])
+    assert header["settings"]["backend"]["model"] == "oracle-as-named"
+    capsys.readouterr()
+    assert _run(dataset_dir, tmp_path / "bad", *base, "--backend-arg", "temperature_of_mars=3") == 2
+    err = capsys.readouterr().err
+    assert "does not take temperature_of_mars" in err and "policy" in err and "Traceback" not in err
+    assert _run(dataset_dir, tmp_path / "bad", *base, "--base-url", "http://127.0.0.1:1/v1") == 2
+    assert "does not take base_url" in capsys.readouterr().err
+    assert _run(dataset_dir, tmp_path / "bad", *base, "--backend-arg", "no-equals-sign") == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_report__episodes_stopped_by_the_cap_are_counted_and_named(dataset_dir, instances, tmp_path) -> None:
+    from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal
+    from vgau_data.runners.backends.base import GenParams
+    from vgau_data.runners.backends.scripted import ScriptedBackend
+    from vgau_data.runners.driver import RunPlan, run_benchmark
+    from vgau_data.runners.instances import resolve_dataset
+    from vgau_data.runners.protocols import ProtocolConfig
+    from vgau_data.runners.report import write_report
+
+    mazes = [i for i in instances if i.task == "maze"]
+
+    def shuttle(conversation) -> str:  # back and forth, never done
+        if conversation.asks == "remaining":
+            return "<answer>2</answer>"
+        maze = next(i for i in mazes if conversation.session_id.startswith(i.id))
+        state = maze.initial_state()
+        there = next(d for d in DIRECTIONS if not isinstance(maze.family.apply_step(state, d), Illegal))
+        back = next(d for d in DIRECTIONS if DELTAS[d] == tuple(-x for x in DELTAS[there]))
+        return maze.family.format_step(there if conversation.n_assistant_turns % 2 == 0 else back)
+
+    plan = RunPlan(
+        out_dir=tmp_path, protocols=[ProtocolConfig(name="oracle_vcot", budget="fixed")], gen=GenParams(), runs=1
+    )
+    summary = run_benchmark(ScriptedBackend(shuttle, policy="shuttle"), mazes, resolve_dataset(str(dataset_dir)), plan)
+    report = write_report(summary.model_dir)
+    ((_, body),) = report.results.items()
+    assert body["oracle_vcot_fixed"]["episode_ends"] == {"cap": len(mazes)}
+    assert body["oracle_vcot_fixed"]["optimal_accuracy"] == 0.0
+    assert any("step cap" in warning for warning in body["META"]["warnings"])
+    assert "step cap" in report.text

@@ -21,12 +21,28 @@ EPILOG = """examples:
   vgau-data merge --out runs
   # scripted baselines (no model): oracle, oracle-stop-early, random
   vgau-data run --backend scripted --model oracle --protocol all --budget optimal fixed --out runs
+  # any backend option by name (no shorthand flag needed): --backend-arg KEY=VALUE, repeatable
+  vgau-data run --backend vllm --model /models/M --backend-arg limit_images_per_prompt=40 --protocol all --out runs
 
 Rerunning the same command resumes: finished episodes are skipped, errored ones retried.
 Exit status: 0 when every episode finished, 1 when backend errors remain (rerun to retry).
 """
 
-DEFAULT_BATCH = {"hf": 16, "vllm": 256, "openai": 64, "scripted": 64}
+SHORTHANDS: dict[str, str] = {
+    "dtype": "dtype",
+    "device": "device",
+    "device_map": "device_map",
+    "attn_implementation": "attn_implementation",
+    "tensor_parallel_size": "tensor_parallel_size",
+    "max_model_len": "max_model_len",
+    "gpu_memory_utilization": "gpu_memory_utilization",
+    "base_url": "base_url",
+    "api_key_env": "api_key_env",
+    "concurrency": "concurrency",
+    "max_retries": "max_retries",
+    "request_timeout": "timeout_s",
+}
+"""Documented shorthand flags -> the backend option they set (the same as ``--backend-arg``)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,20 +56,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     what.add_argument(
         "--model", required=True, help="local model folder (hf, vllm), served model name (openai), or policy (scripted)"
     )
-    what.add_argument("--backend", choices=("hf", "vllm", "openai", "scripted"), default="hf", help="default: hf")
+    what.add_argument("--backend", choices=_backend_names(), default="hf", help="default: hf")
     what.add_argument(
         "--protocol",
         nargs="+",
         required=True,
         metavar="P",
-        help="direct text_cot oracle_gta oracle_vcot oracle_aug_vcot, or all (commas also work)",
+        help=f"{' '.join(_protocol_names())}, or all (commas also work)",
     )
     what.add_argument(
         "--budget",
         nargs="+",
         choices=("optimal", "fixed"),
         default=["optimal"],
-        help="step budget of interactive protocols: optimal (the paper's) and/or fixed (default: optimal)",
+        help="interactive protocols: optimal (the paper's: at most optimal_length rounds) and/or fixed "
+        "(section 4.4: the model says when it is done; cap 2x the optimum); default: optimal",
     )
     what.add_argument("--history", default="all", help="images kept in interactive conversations: all, or the last K")
     what.add_argument(
@@ -76,36 +93,59 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--batch-size", type=positive_int, default=None, help="episodes advanced per backend call (default by backend)"
     )
 
-    hf = parser.add_argument_group("hf backend")
-    hf.add_argument("--dtype", default="auto", choices=("auto", "float32", "bfloat16", "float16"))
-    hf.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
-    hf.add_argument("--device-map", default=None, help="e.g. auto (spread one model over all visible GPUs)")
-    hf.add_argument("--attn-implementation", default=None, help="sdpa, flash_attention_2, eager")
-
-    vllm = parser.add_argument_group("vllm backend")
-    vllm.add_argument("--tensor-parallel-size", type=positive_int, default=1)
-    vllm.add_argument("--max-model-len", type=positive_int, default=None)
-    vllm.add_argument("--gpu-memory-utilization", type=fraction, default=0.9)
-
-    api = parser.add_argument_group("openai backend")
-    api.add_argument("--base-url", default="http://127.0.0.1:8000/v1")
-    api.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    api.add_argument("--concurrency", type=positive_int, default=16, help="requests in flight")
-    api.add_argument("--max-retries", type=non_negative_int, default=5)
-    api.add_argument("--request-timeout", type=positive_float, default=600.0,
-                     help="seconds one request may take, connection to last byte (default 600)")
+    options = parser.add_argument_group(
+        "backend options", "every option of the chosen backend's class; unset ones keep its defaults"
+    )
+    options.add_argument(
+        "--backend-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any backend option, repeatable (values: numbers, true/false/none, JSON, else text)",
+    )
+    options.add_argument("--dtype", default=None, choices=("auto", "float32", "bfloat16", "float16"), help="hf, vllm")
+    options.add_argument("--device", default=None, help="hf: auto, cpu, cuda, cuda:1 ...")
+    options.add_argument("--device-map", default=None, help="hf: e.g. auto (spread one model over all visible GPUs)")
+    options.add_argument("--attn-implementation", default=None, help="hf: sdpa, flash_attention_2, eager")
+    options.add_argument("--tensor-parallel-size", type=positive_int, default=None, help="vllm")
+    options.add_argument("--max-model-len", type=positive_int, default=None, help="vllm")
+    options.add_argument("--gpu-memory-utilization", type=fraction, default=None, help="vllm (default 0.9)")
+    options.add_argument("--base-url", default=None, help="openai (default http://127.0.0.1:8000/v1)")
+    options.add_argument(
+        "--api-key-env", default=None, help="openai: variable holding the key (default OPENAI_API_KEY)"
+    )
+    options.add_argument("--concurrency", type=positive_int, default=None, help="openai: requests in flight (default 16)")
+    options.add_argument("--max-retries", type=non_negative_int, default=None, help="openai (default 5)")
+    options.add_argument(
+        "--request-timeout",
+        type=positive_float,
+        default=None,
+        help="openai: seconds one request may take, connection to last byte (default 600)",
+    )
 
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(handler=run)
 
 
+def _backend_names() -> list[str]:
+    from vgau_data.runners.backends import BACKENDS
+
+    return list(BACKENDS)
+
+
+def _protocol_names() -> list[str]:
+    from vgau_data.runners.protocols import protocol_names
+
+    return protocol_names()
+
+
 def protocol_configs(names: list[str], budgets: list[str], history: str) -> list[Any]:
-    """``ProtocolConfig``s for the requested names x budgets (budgets apply to interactive ones)."""
-    from vgau_data.runners.protocols import PROTOCOLS, ProtocolConfig, ProtocolError
+    """``ProtocolConfig``s for the requested names x budgets (each protocol takes the budgets it accepts)."""
+    from vgau_data.runners.protocols import ProtocolConfig, ProtocolError, protocol_class, protocol_names
 
     requested = [part for name in names for part in name.split(",") if part]
     if "all" in requested:
-        requested = list(PROTOCOLS)
+        requested = protocol_names()
     if history == "all":
         keep = None
     elif history.isdigit():
@@ -114,47 +154,34 @@ def protocol_configs(names: list[str], budgets: list[str], history: str) -> list
         raise ProtocolError(f"--history must be 'all' or a number of images, got {history!r}")
     configs = []
     for name in dict.fromkeys(requested):
-        if name not in PROTOCOLS:
-            raise ProtocolError(f"unknown protocol {name!r}; choose from {', '.join(PROTOCOLS)} or all")
-        for budget in dict.fromkeys(budgets) if ProtocolConfig(name=name).interactive else ["optimal"]:
+        accepted = protocol_class(name).budgets
+        for budget in [b for b in dict.fromkeys(budgets) if b in accepted] or ["optimal"]:
             configs.append(ProtocolConfig(name=name, budget=budget, history=keep))  # type: ignore[arg-type]
     return configs
+
+
+def backend_options(args: argparse.Namespace, instances: list[Any]) -> dict[str, Any]:
+    """The backend's keyword options: ``--model``, the shorthand flags given, then ``--backend-arg``s.
+
+    The run's instances are passed to backends that take them (scripted policies).
+    """
+    from vgau_data.runners.backends import backend_class, parse_backend_arg
+    from vgau_data.runners.backends import backend_options as accepted_options
+
+    options: dict[str, Any] = {"model": args.model}
+    options.update(
+        {option: getattr(args, flag) for flag, option in SHORTHANDS.items() if getattr(args, flag) is not None}
+    )
+    options.update(parse_backend_arg(text) for text in args.backend_arg)
+    if "instances" in (accepted_options(backend_class(args.backend)) or {}):
+        options["instances"] = instances
+    return options
 
 
 def build_backend(args: argparse.Namespace, instances: list[Any]) -> Any:
     from vgau_data.runners.backends import load_backend
 
-    if args.backend == "hf":
-        return load_backend(
-            "hf",
-            model=args.model,
-            dtype=args.dtype,
-            device=args.device,
-            device_map=args.device_map,
-            attn_implementation=args.attn_implementation,
-        )
-    if args.backend == "vllm":
-        return load_backend(
-            "vllm",
-            model=args.model,
-            tensor_parallel_size=args.tensor_parallel_size,
-            dtype=args.dtype,
-            max_model_len=args.max_model_len,
-            gpu_memory_utilization=args.gpu_memory_utilization,
-        )
-    if args.backend == "openai":
-        return load_backend(
-            "openai",
-            model=args.model,
-            base_url=args.base_url,
-            api_key_env=args.api_key_env,
-            concurrency=args.concurrency,
-            max_retries=args.max_retries,
-            timeout_s=args.request_timeout,
-        )
-    from vgau_data.runners.policies import make_policy
-
-    return load_backend("scripted", fn=make_policy(args.model, instances), policy=args.model)
+    return load_backend(args.backend, **backend_options(args, instances))
 
 
 class LiveProgress:
@@ -192,6 +219,7 @@ class LiveProgress:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from vgau_data.runners.backends import backend_class, default_batch_size
     from vgau_data.runners.backends.base import GenParams
     from vgau_data.runners.driver import RunPlan, run_benchmark
     from vgau_data.runners.instances import (
@@ -222,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
         protocols=configs,
         gen=gen,
         runs=args.runs,
-        batch_size=args.batch_size or DEFAULT_BATCH[args.backend],
+        batch_size=args.batch_size or default_batch_size(backend_class(args.backend)),
         shard=shard,
         model_name=args.model_name or args.model,
         selection={"families": args.families, "difficulties": args.difficulty, "limit": args.limit},

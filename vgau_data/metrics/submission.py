@@ -26,6 +26,7 @@ not an error here: scoring counts them as failed (``results.score_submission``).
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import logging
@@ -45,23 +46,20 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
-KNOWN_PROTOCOLS: tuple[str, ...] = (
-    "direct",
-    "text_cot",
-    "oracle_gta",
-    "oracle_vcot",
-    "oracle_vcot_fixed",
-    "oracle_aug_vcot",
-    "self_gta",
-    "self_vcot",
-    "self_vcot_fixed",
-    "self_vr",
-    "noise_gta",
-    "mismatch_gta",
-    "external_gta",
-)
-"""SPEC §5 protocols then diagnostics, in the order tables list them. ``<known>_<suffix>`` names
-(runner variants such as ``oracle_aug_vcot_last2``) count as known; others score with a warning."""
+
+
+@functools.cache
+def known_protocols() -> tuple[str, ...]:
+    """The registered protocols with their budget variants (``vgau_data.runners.protocols``), in table order.
+
+    ``<known>_<suffix>`` names (other runner variants, such as ``oracle_aug_vcot_last2``)
+    count as known; others score with a warning. The registry is imported on first use:
+    it imports no model library.
+    """
+    from vgau_data.runners.protocols import budget_variants
+
+    return tuple(budget_variants())
+
 
 MAX_RUN = 999
 """Highest run index the schema allows; ``SubmissionLimits.max_runs`` caps runs per protocol."""
@@ -175,7 +173,7 @@ class Submission:
     path: str | None = None
 
     def protocols(self) -> list[str]:
-        """Protocols present, known ones in ``KNOWN_PROTOCOLS`` order, then the rest sorted."""
+        """Protocols present, known ones in ``known_protocols()`` order, then the rest sorted."""
         return order_protocols({r.protocol for r in self.records})
 
     def runs(self, protocol: str) -> list[int]:
@@ -191,9 +189,10 @@ def base_protocol(name: str) -> str | None:
         >>> base_protocol("oracle_aug_vcot_last2"), base_protocol("direct"), base_protocol("probe")
         ('oracle_aug_vcot', 'direct', None)
     """
-    if name in KNOWN_PROTOCOLS:
+    known = known_protocols()
+    if name in known:
         return name
-    bases = [known for known in KNOWN_PROTOCOLS if name.startswith(known + "_")]
+    bases = [base for base in known if name.startswith(base + "_")]
     return max(bases, key=len) if bases else None
 
 
@@ -208,8 +207,8 @@ def order_protocols(protocols: Iterable[str]) -> list[str]:
     def key(name: str) -> tuple[int, int, str]:
         base = base_protocol(name)
         if base is None:
-            return (len(KNOWN_PROTOCOLS), 0, name)
-        return (KNOWN_PROTOCOLS.index(base), int(name != base), name)
+            return (len(known_protocols()), 0, name)
+        return (known_protocols().index(base), int(name != base), name)
 
     return sorted(set(protocols), key=key)
 
@@ -521,7 +520,7 @@ def check_against(
     unknown_protocols = [p for p in submission.protocols() if base_protocol(p) is None]
     if unknown_protocols:
         warnings.append(
-            f"unknown protocol(s) {', '.join(unknown_protocols)} scored anyway; known: {', '.join(KNOWN_PROTOCOLS)}"
+            f"unknown protocol(s) {', '.join(unknown_protocols)} scored anyway; known: {', '.join(known_protocols())}"
         )
     for message in warnings:
         logger.warning("%s", message)

@@ -1,9 +1,12 @@
 """The lock-step episode loop, and a whole benchmark run with records and resume.
 
 ``drive`` keeps up to ``batch_size`` episodes live and advances all of them together:
-one ``backend.chat`` call per turn for the whole batch, single-turn and interactive
-episodes alike. A finished episode leaves the batch at once and a pending one takes its
-place, so long episodes do not hold short ones back.
+each round it collects every live episode's ``request()`` and sends the requests of one
+kind in one backend call (``Conversation``s go to ``backend.chat``), single-turn and
+interactive episodes alike. A finished episode leaves the batch at once and a pending
+one takes its place, so long episodes do not hold short ones back. A new kind of request
+(an image to generate) is routed by ``register_sender`` from the module that defines the
+protocols using it; the loop itself does not change.
 
 ``run_benchmark`` runs every (protocol, run) over the instances: it skips episodes whose
 key already has an error-free record, drives the rest, and appends one record line per
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from vgau_data.metrics.scoring import score_answer
 from vgau_data.runners.backends.base import BackendError
+from vgau_data.runners.messages import Conversation
 from vgau_data.runners.protocols import Episode, ProtocolConfig, make_episode
 from vgau_data.runners.records import (
     RecordWriter,
@@ -41,6 +45,24 @@ if TYPE_CHECKING:
     from vgau_data.runners.instances import DatasetSource, Instance
 
 logger = logging.getLogger(__name__)
+
+
+Sender = Callable[[Any, Sequence[Any], "GenParams"], Sequence[Any]]
+"""``send(backend, requests, gen) -> replies``: one backend call for a batch of requests of one kind."""
+
+_SENDERS: dict[type, Sender] = {}
+
+
+def register_sender(kind: type, send: Sender) -> None:
+    """Route requests of type ``kind`` (what ``Episode.request()`` returns) to ``send``."""
+    _SENDERS[kind] = send
+
+
+def _chat(backend: ChatBackend, conversations: Sequence[Conversation], gen: GenParams) -> Sequence[Any]:
+    return backend.chat(conversations, gen)
+
+
+register_sender(Conversation, _chat)
 
 
 @dataclass(slots=True)
@@ -85,17 +107,13 @@ def drive(
                 live.append(episode)
         if not live:
             return stats
-        completions = backend.chat([episode.conversation() for episode in live], gen)
-        if len(completions) != len(live):
-            raise BackendError(
-                f"backend {backend.name!r} returned {len(completions)} completions for {len(live)} conversations"
-            )
-        stats.calls += 1
+        requests = [episode.request() for episode in live]
+        replies = _send_all(backend, requests, gen, stats)
         stats.turns += len(live)
         stats.max_batch = max(stats.max_batch, len(live))
         still_live = []
-        for episode, completion in zip(live, completions):
-            episode.advance(completion)
+        for episode, reply in zip(live, replies):
+            episode.advance(reply)
             if episode.done:
                 stats.episodes += 1
                 if on_done is not None:
@@ -103,6 +121,25 @@ def drive(
             else:
                 still_live.append(episode)
         live = still_live
+
+
+def _send_all(backend: ChatBackend, requests: list[Any], gen: GenParams, stats: DriveStats) -> list[Any]:
+    """The replies to ``requests``, in order: one backend call per kind of request."""
+    by_kind: dict[type, list[int]] = {}
+    for index, request in enumerate(requests):
+        by_kind.setdefault(type(request), []).append(index)
+    replies: list[Any] = [None] * len(requests)
+    for kind, indexes in by_kind.items():
+        send = _SENDERS.get(kind)
+        if send is None:
+            raise BackendError(f"no sender registered for {kind.__name__} requests")
+        answers = send(backend, [requests[i] for i in indexes], gen)
+        if len(answers) != len(indexes):
+            raise BackendError(f"backend {backend.name!r} returned {len(answers)} replies for {len(indexes)} requests")
+        stats.calls += 1
+        for index, answer in zip(indexes, answers):
+            replies[index] = answer
+    return replies
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,10 +1,11 @@
 """A gymnasium-style environment over one puzzle instance, for the interactive protocols.
 
 ``reset()`` returns the board image; ``step(step)`` applies one parsed step with the
-family's own rules and returns the next board image, a feedback sentence and whether
-the episode is over (goal reached or illegal step). An illegal step is a value (its
-SPEC §3 code), never clamped into a no-op and never an exception. Step budgets and
-parsing live in the protocols, not here.
+family's own rules and returns the next board image, whether the goal is reached and,
+for a step the rules reject, its SPEC §3 reason code. An illegal step is a value, never
+clamped into a no-op and never an exception, and it ends the episode. Reaching the goal
+does not: the protocol decides (the ``fixed`` budget plays on until the model says it is
+done). Budgets and parsing live in the protocols, not here.
 
 Example:
     >>> from vgau_data.registry import get_family
@@ -14,7 +15,7 @@ Example:
     >>> env = PuzzleEnv(maze, state)
     >>> env.reset().size == maze.geometry.size
     True
-    >>> [env.step(step).done for step in maze.solve(state).answer][-1]
+    >>> [env.step(step).goal for step in maze.oracle_steps(state)][-1]
     True
 """
 
@@ -36,12 +37,12 @@ class StepResult:
     """What one step did.
 
     ``image`` is the board after the step (None after an illegal step: the board did not
-    change). ``illegal`` is the SPEC §3 reason code of a rejected step.
+    change); ``illegal`` is the reason code of a rejected step; ``feedback`` says it in
+    words, for records.
     """
 
     image: Image.Image | None
     feedback: str
-    done: bool
     goal: bool
     illegal: str | None = None
 
@@ -62,12 +63,13 @@ class PuzzleEnv:
         self.annotate = annotate
         self.state = initial_state
         self.steps: list[Any] = []
-        self.done = False
+        self.over = False
+        """True after an illegal step: the episode cannot go on."""
 
     def reset(self) -> Image.Image:
         self.state = self.initial_state
         self.steps = []
-        self.done = False
+        self.over = False
         return self.render()
 
     def render(self) -> Image.Image:
@@ -75,31 +77,25 @@ class PuzzleEnv:
         if self.annotate:
             from vgau_data.oracle_aids import annotate
 
-            image = annotate(self.family, image)
+            image = annotate(self.family, image, self.initial_state)
         return image
 
+    @property
+    def goal(self) -> bool:
+        return bool(self.family.is_goal(self.state))
+
     def step(self, step: Any) -> StepResult:
-        """Apply ``step`` (one element of what ``family.parse_steps`` returns)."""
-        if self.done:
-            raise RuntimeError("step() called on a finished episode; call reset() first")
+        """Apply ``step`` (what ``family.parse_step`` returns)."""
+        if self.over:
+            raise RuntimeError("step() called after an illegal step; call reset() first")
         number = len(self.steps) + 1
         self.steps.append(step)
-        shown = self.family.format_steps([step])
+        shown = self.family.format_step(step)
         nxt = self.family.apply_step(self.state, step)
         if isinstance(nxt, Illegal):
-            self.done = True
-            return StepResult(
-                None, f"Step {number} {shown} is illegal ({nxt.code}); the episode ends.", True, False, nxt.code
-            )
+            self.over = True
+            return StepResult(None, f"step {number} {shown} is illegal ({nxt.code})", False, nxt.code)
         self.state = nxt
-        if self.family.is_goal(nxt):
-            self.done = True
-            return StepResult(self.render(), f"Step {number} {shown} reached the goal.", True, True)
-        return StepResult(self.render(), f"Step {number} {shown} was applied. This is the board now.", False, False)
-
-    def episode_answer(self) -> tuple[Any, ...]:
-        """The answer the steps so far amount to (what ``family.replay`` judges).
-
-        An illegal final step is included, so replay reports its code at its index.
-        """
-        return tuple(self.family.episode_answer(self.initial_state, self.steps))
+        if self.goal:
+            return StepResult(self.render(), f"step {number} {shown} reached the goal", True)
+        return StepResult(self.render(), f"step {number} {shown} was applied", False)

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
 
+Asks = Literal["answer", "step", "remaining"]
+"""What a request wants back: a final answer, one interactive step, or a count of steps left."""
+
 OMITTED_IMAGE_TEXT = "[earlier image omitted]"
 """What ``keep_last_images`` puts where it drops an image, so turns keep their shape."""
 
@@ -80,15 +83,16 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """The messages sent in one request, plus an opaque ``session_id``.
+    """The messages sent in one request, an opaque ``session_id`` and what the request ``asks``.
 
-    ``session_id`` names the episode (instance id and run). Model backends ignore it
-    except as an HTTP ``X-Session-ID`` header (sticky routing behind vllm-router); the
-    scripted backend uses it to know which instance it is answering.
+    ``session_id`` names the episode (instance id, protocol variant and run). Model
+    backends ignore it except as an HTTP ``X-Session-ID`` header (sticky routing behind
+    vllm-router); scripted policies use it, and ``asks``, to know what they answer.
     """
 
     messages: tuple[Message, ...]
     session_id: str = ""
+    asks: Asks = "answer"
 
     @property
     def images(self) -> list[Image.Image]:

@@ -1,14 +1,17 @@
 """Scripted policies for the scripted backend: the oracle and random baselines, and test doubles.
 
-A policy is ``fn(conversation) -> str``. It knows which instance and protocol it is
-answering from the conversation's ``session_id`` (``<id>/<variant>/run<k>``, set by the
-episode) and which turn from the number of assistant messages so far.
+A policy is ``fn(conversation) -> str``. It knows which instance it is answering from the
+conversation's ``session_id`` (``<id>/<variant>/run<k>``, set by the episode), what kind of
+reply is wanted from its ``asks`` (``answer``, ``step``, ``remaining``), and how many steps
+were taken from the number of assistant messages so far (a count question is never kept
+in the conversation, so every assistant message is a step).
 
-    oracle              an optimal answer; interactively, the next optimal step (and the
-                        true remaining count under the fixed budget).
-    oracle-stop-early   the oracle's first step, then claims 0 steps remain (fixed budget:
-                        the episode stops unsolved).
-    random              the family's random answer; interactively, one of its steps.
+    oracle              an optimal answer; interactively, the next optimal step, and the
+                        true number of steps left when asked.
+    oracle-stop-early   the oracle, except that it says 0 steps remain after its first step
+                        (under the ``fixed`` budget the episode stops unsolved).
+    random              the family's random answer; interactively, a random step, and a
+                        random count of steps left (0-3).
 """
 
 from __future__ import annotations
@@ -20,10 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vgau_data.runners.protocols import INTERACTIVE, REMAINING_TAG
+from vgau_data.puzzles.prompts import REMAINING_TAG
 
 if TYPE_CHECKING:
-    from vgau_data.puzzles.base import FamilySpec
     from vgau_data.runners.instances import Instance
     from vgau_data.runners.messages import Conversation
 
@@ -34,14 +36,6 @@ def split_session_id(session_id: str) -> tuple[str, str, int]:
     """``"maze-easy-0000/oracle_vcot_fixed/run2"`` -> ``("maze-easy-0000", "oracle_vcot_fixed", 2)``."""
     instance_id, variant, run = session_id.rsplit("/", 2)
     return instance_id, variant, int(run.removeprefix("run"))
-
-
-def base_protocol(variant: str) -> str:
-    """The protocol a variant name belongs to (``oracle_aug_vcot_fixed_last2`` -> ``oracle_aug_vcot``)."""
-    for name in sorted(INTERACTIVE | {"direct", "text_cot", "oracle_gta"}, key=len, reverse=True):
-        if variant == name or variant.startswith(name + "_"):
-            return name
-    raise ValueError(f"unknown protocol variant {variant!r}")
 
 
 def make_policy(name: str, instances: Sequence[Instance]) -> Callable[[Conversation], str]:
@@ -60,34 +54,36 @@ def make_policy(name: str, instances: Sequence[Instance]) -> Callable[[Conversat
         return tuple(solution.answer), instance.family.oracle_steps(state, solution.answer)
 
     def policy(conversation: Conversation) -> str:
-        instance_id, variant, _run = split_session_id(conversation.session_id)
+        instance_id, _variant, _run = split_session_id(conversation.session_id)
         if instance_id not in by_id:
             raise KeyError(f"scripted policy {name!r} has no instance {instance_id!r}")
-        instance = by_id[instance_id]
-        family = instance.family
-        interactive = base_protocol(variant) in INTERACTIVE
-        fixed = "_fixed" in variant
-        turn = conversation.n_assistant_turns
+        family = by_id[instance_id].family
+        taken = conversation.n_assistant_turns
         if name == "random":
-            return _random_text(family, instance, interactive, turn, conversation.session_id)
+            return _random_text(by_id[instance_id], conversation)
         answer, steps = solved(instance_id)
-        if not interactive:
+        if conversation.asks == "answer":
             return f"Reasoning done.\n{family.format_answer(answer)}"
-        text = family.format_steps([steps[turn]])
-        if fixed:
-            remaining = 0 if name == "oracle-stop-early" else len(steps) - turn - 1
-            text += f"\n<{REMAINING_TAG}>{remaining}</{REMAINING_TAG}>"
-        return text
+        if conversation.asks == "remaining":
+            left = 0 if name == "oracle-stop-early" else len(steps) - taken
+            return _count(left)
+        return family.format_step(steps[taken])
 
     policy.__qualname__ = f"policy:{name}"
     return policy
 
 
-def _random_text(family: FamilySpec, instance: Instance, interactive: bool, turn: int, session_id: str) -> str:
-    seed = int.from_bytes(hashlib.sha256(f"{session_id}/{turn}".encode()).digest()[:8], "little")
-    rng = np.random.default_rng(seed)
-    state = instance.initial_state()
-    if not interactive:
+def _random_text(instance: Instance, conversation: Conversation) -> str:
+    key = f"{conversation.session_id}/{conversation.n_assistant_turns}/{conversation.asks}"
+    rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little"))
+    family, state = instance.family, instance.initial_state()
+    if conversation.asks == "answer":
         return family.format_answer(family.random_answer(state, rng))
+    if conversation.asks == "remaining":
+        return _count(int(rng.integers(4)))
     step = family.random_step(state, rng)
-    return "no move" if step is None else family.format_steps([step])
+    return "no move" if step is None else family.format_step(step)
+
+
+def _count(steps_left: int) -> str:
+    return f"<{REMAINING_TAG}>{steps_left}</{REMAINING_TAG}>"

@@ -5,14 +5,16 @@ has an output. The scores count every instance the runs were asked for
 (``requested.jsonl``) in every requested run, exactly as ``vgau-data score`` counts a
 submission: an episode that ended in a backend error, or never ran (a killed run, a
 shard or protocol that never started), is a missing row scored as failed, and the
-report says which protocols are incomplete and why.
+report says which protocols are incomplete and why. Every variant's result
+also counts how its episodes ended (``episode_ends``: goal, illegal, cap, ...), and
+episodes stopped by the ``fixed`` budget's cap are named in a warning.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,6 +177,13 @@ def score_records(collected: ModelRecords) -> tuple[dict[str, Any], list[str], l
         warnings.extend(body["META"]["warnings"])
         if sum(result["missing"]) or expected.missing_shards:
             incomplete.append(_incompleteness(variant, result["missing"], len(errored), expected.missing_shards))
+        ends = Counter(r.get("end") for group in groups.values() for r in group.values() if r.get("error") is None)
+        result["episode_ends"] = dict(sorted(ends.items()))
+        if ends["cap"]:
+            warnings.append(
+                f"{variant}: {ends['cap']} episode(s) reached the step cap without the model saying it was done; "
+                "they are scored as failures (end == 'cap' in the records)"
+            )
     if meta is None:
         raise RecordsError(f"nothing was run under {collected.model_dir}")
     meta = {**meta, "protocols": list(model_result), "warnings": warnings + incomplete, "n_rows": len(all_ids)}

@@ -125,15 +125,22 @@ def training_texts() -> list[str]:
     Learning the real prompts keeps them short in tokens (a few hundred), as with a real
     tokenizer, so attention cost does not dwarf everything else in CPU benchmarks.
     """
+    from vgau_data.puzzles import prompts
     from vgau_data.registry import FAMILIES
-    from vgau_data.runners.protocols import AID_NOTE, AUG_NOTE
     from vgau_data.seeding import rng_for
 
-    steps = [f"{spec.step_description} {spec.step_example}" for spec in FAMILIES.values()]
-    texts = [_CORPUS, AID_NOTE, AUG_NOTE, *steps]
+    texts = [_CORPUS, prompts.REMAINING_QUESTION]
     for family in FAMILIES.values():
         state = family.generate("easy", rng_for(1))
-        texts += [family.question(state, "text_cot"), family.question(state, "direct")]
+        step = family.oracle_steps(state)[0]
+        texts += [
+            family.question(state, "text_cot"),
+            family.question(state, "direct"),
+            prompts.with_aid(family, state),
+            prompts.vcot_intro(family, state, images="shown_annotated"),
+            prompts.step_request(family, 1),
+            family.format_step(step),
+        ]
     return texts * 2
 
 

@@ -93,7 +93,9 @@ class Completion:
 class ChatBackend(Protocol):
     """The interface every backend implements.
 
-    ``name`` is the table key (``hf``, ``vllm``, ``openai``, ``scripted``).
+    ``name`` is the table key (``hf``, ``vllm``, ``openai``, ``scripted``). A class may
+    set ``default_batch_size`` (episodes per call when the user gives none); its keyword
+    arguments are the options ``--backend-arg KEY=VALUE`` sets, ``model`` always among them.
     ``fingerprint()`` identifies the model (weights/config, served name and URL, or the
     scripted policy) so records of different models never mix. ``describe()`` returns
     the JSON-able settings and library versions written into record headers.

@@ -49,6 +49,7 @@ class HFBackend:
     """
 
     name = "hf"
+    default_batch_size = 16
 
     def __init__(
         self,

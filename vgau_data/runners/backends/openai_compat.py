@@ -84,6 +84,7 @@ class OpenAIBackend:
     """
 
     name = "openai"
+    default_batch_size = 64
 
     def __init__(
         self,

@@ -79,6 +79,7 @@ class VLLMBackend:
     """
 
     name = "vllm"
+    default_batch_size = 256
 
     def __init__(
         self,

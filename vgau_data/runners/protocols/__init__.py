@@ -1,0 +1,48 @@
+"""The paper's protocols, one registered ``Episode`` class each.
+
+``base.py`` says what a protocol is and holds the registry; ``single.py`` holds the
+single-turn protocols, ``interactive.py`` the step-by-step ones. Importing this package
+imports every module that registers protocols (add a new module to the list below), and
+nothing heavy: no torch, no model library.
+
+Example:
+    >>> protocol_names()
+    ['direct', 'text_cot', 'oracle_gta', 'oracle_vcot', 'oracle_aug_vcot']
+    >>> ProtocolConfig(name="oracle_aug_vcot", budget="fixed", history=2).variant
+    'oracle_aug_vcot_fixed_last2'
+"""
+
+from __future__ import annotations
+
+from vgau_data.puzzles.prompts import PROMPT_VERSION
+from vgau_data.runners.protocols import interactive, single  # noqa: F401  (each registers its protocols)
+from vgau_data.runners.protocols.base import (
+    BUDGET_MODES,
+    PROTOCOLS,
+    Episode,
+    Outcome,
+    ProtocolConfig,
+    ProtocolError,
+    Turn,
+    budget_variants,
+    make_episode,
+    protocol_class,
+    protocol_names,
+    register,
+)
+
+__all__ = [
+    "BUDGET_MODES",
+    "PROMPT_VERSION",
+    "PROTOCOLS",
+    "Episode",
+    "Outcome",
+    "ProtocolConfig",
+    "ProtocolError",
+    "Turn",
+    "budget_variants",
+    "make_episode",
+    "protocol_class",
+    "protocol_names",
+    "register",
+]
