@@ -1,6 +1,7 @@
 """Hostile answer texts: inputs that make careless parsers slow (backtracking, rescans).
 
-Every family's ``parse_answer`` must read each of these in time linear in its length.
+Every family's ``parse_answer`` and ``parse_step`` must read each of these in time
+linear in its length.
 The tests run them at a few hundred kilobytes; ``benchmarks/score.py`` times them at
 several sizes and prints the worst seconds per megabyte.
 """
@@ -32,6 +33,9 @@ HOSTILE_BODIES: Mapping[str, Callable[[int], str]] = {
     "closing_tags": lambda n: "</answer_json></answer>" * (n // 23),
     "fences": lambda n: "```" * (n // 3),
     "surrogates": lambda n: "\ud800" * n,
+    "step_openings": lambda n: "<STEP_JSON>{" * (n // 12),
+    "step_pairs": lambda n: '<STEP_JSON>{"move":"up"}</STEP_JSON>' * (n // 36),
+    "move_words": lambda n: "Next, move one step " * (n // 20),
 }
 """Name -> a function making that body at about ``n`` characters."""
 
