@@ -63,6 +63,20 @@ def _images(conversation: Conversation) -> list:
     return [p.image for m in conversation.messages for p in m.parts if isinstance(p, ImagePart)]
 
 
+def _boards_shown_to_the_oracle(instance, config: ProtocolConfig) -> list:
+    """The board shown after each step while the oracle plays ``instance`` under ``config``."""
+    policy = make_policy("oracle", [instance])
+    sent: list = []
+
+    def watching(conversation: Conversation) -> str:
+        if conversation.n_assistant_turns:
+            sent.append(_images(conversation)[-1])
+        return policy(conversation)
+
+    _run([instance], config, watching)
+    return sent
+
+
 # ------------------------------------------------------------------ path: the marker, declared labels, never short
 
 
@@ -144,15 +158,7 @@ def test_path__a_wrong_declaration_is_an_illegal_step(instances) -> None:
 
 def test_path__the_marker_shown_is_the_start_triangle_moving(instances) -> None:
     instance = next(i for i in instances if i.task == "path" and i.optimal_length >= 2)
-    sent: list = []
-
-    def watching(conversation: Conversation) -> str:
-        if conversation.n_assistant_turns:
-            sent.append(_images(conversation)[-1])
-        return policy(conversation)
-
-    policy = make_policy("oracle", [instance])
-    _run([instance], ProtocolConfig(name="oracle_vcot"), watching)
+    sent = _boards_shown_to_the_oracle(instance, ProtocolConfig(name="oracle_vcot"))
     states = instance.family.trajectory(instance.initial_state(), ())
     assert [image.tobytes() for image in sent] == [instance.family.render(s).tobytes() for s in states[:-1]]
     start_cell = instance.initial_state().start
@@ -405,15 +411,7 @@ def test_prompts__aug_vcot_shows_annotated_boards_of_the_stored_solution(instanc
 
     maze = next(i for i in instances if i.task == "maze" and i.optimal_length >= 3)
     row = next(r for r in load_dataset(str(dataset_dir), "maze", split="test") if r["id"] == maze.id)
-    sent: list = []
-
-    def oracle_watching(conversation: Conversation) -> str:
-        if conversation.n_assistant_turns:
-            sent.append(_images(conversation)[-1])
-        return policy(conversation)
-
-    policy = make_policy("oracle", [maze])
-    _run([maze], ProtocolConfig(name="oracle_aug_vcot"), oracle_watching)
+    sent = _boards_shown_to_the_oracle(maze, ProtocolConfig(name="oracle_aug_vcot"))
     # The maze path is unique, so the oracle walks the stored solution; the goal board is never sent.
     expected = row["oracle_aug_states"][: maze.optimal_length - 1]
     assert [image.tobytes() for image in sent] == [image.convert("RGB").tobytes() for image in expected]
