@@ -704,7 +704,7 @@ def format_answer(answer: Sequence[Step]) -> str:
 
 def _legend(state: ParkingState) -> str:
     return (
-        f"The image shows a parking-exit puzzle on a {state.size}x{state.size} board. Each vehicle covers "
+        f"The image shows a parking-exit puzzle on a board of {state.size}x{state.size} cells. Each vehicle covers "
         'two or three cells of one row or one column and carries its letter; the red car is "R". The exit is '
         f"the opening in the right edge of the board, on row index {state.exit_row} (0-based)."
     )
