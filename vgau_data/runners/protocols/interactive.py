@@ -95,14 +95,13 @@ class InteractiveEpisode(Episode):
         if result.illegal is not None:
             self._end("illegal")
         elif self.config.budget == "fixed":
-            self._show(result.image, prompts.REMAINING_QUESTION)
-            self._ask = "remaining"
+            self._show(result.image, prompts.REMAINING_QUESTION, "remaining")
         elif result.goal:
             self._end("goal")
         elif self.steps_taken >= self.cap:
             self._end("budget")
         else:
-            self._show(result.image, prompts.step_request(self.family, self.steps_taken + 1))
+            self._show(result.image, prompts.step_request(self.family, self.steps_taken + 1), "step")
 
     def _count_reply(self, turn: Turn, text: str) -> None:
         turn.remaining = prompts.parse_remaining(text)
@@ -117,13 +116,14 @@ class InteractiveEpisode(Episode):
             self._request_parts[-1] = prompts.step_request(self.family, self.steps_taken + 1)
             self._ask = "step"
 
-    def _show(self, board: Any, question: str) -> None:
-        """The next request: the board after the last step (``board``), then ``question``.
+    def _show(self, board: Any, question: str, asks: Asks) -> None:
+        """The next request: the board after the last step (``board``), then ``question``, asking ``asks``.
 
         The one place a round's board enters the conversation: a protocol in which the
         model draws the board overrides it to ask for the drawing first.
         """
         self._request_parts = [prompts.board_after(self.steps_taken), board, question]
+        self._ask = asks
 
     def _end(self, end: str) -> None:
         """Finish with the steps taken as the answer, or no answer when nothing was committed."""
