@@ -81,7 +81,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--limit", type=positive_int, default=None, help="first N rows of each family (smoke runs)")
     what.add_argument("--runs", type=positive_int, default=1, help="independent runs (run k uses seed + k); default 1")
     what.add_argument("--shard", default=None, metavar="i/N", help="run every N-th instance from i; merge later")
-    what.add_argument("--out", required=True, type=output_dir, help="output folder (records, submission.jsonl, results.json)")
+    what.add_argument(
+        "--out", required=True, type=output_dir, help="output folder (records, submission.jsonl, results.json)"
+    )
     what.add_argument("--model-name", default=None, help="name in the submission (default: the model folder or name)")
 
     gen = parser.add_argument_group("generation")
@@ -114,7 +116,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     options.add_argument(
         "--api-key-env", default=None, help="openai: variable holding the key (default OPENAI_API_KEY)"
     )
-    options.add_argument("--concurrency", type=positive_int, default=None, help="openai: requests in flight (default 16)")
+    options.add_argument(
+        "--concurrency", type=positive_int, default=None, help="openai: requests in flight (default 16)"
+    )
     options.add_argument("--max-retries", type=non_negative_int, default=None, help="openai (default 5)")
     options.add_argument(
         "--request-timeout",
