@@ -1,14 +1,21 @@
 """The dataset folder exactly as it goes to the Hub repo ``vgau/puzzles``.
 
 Layout: ``README.md`` (YAML ``configs:`` block, one config per family, maze default, then
-the dataset card) and ``<family>/test-00000-of-00001.parquet`` with PNG bytes embedded.
+the dataset card) and ``<family>/test-00000-of-00001.parquet`` with image bytes embedded.
 ``datasets`` no longer runs loading scripts, so the YAML block is what makes
 ``load_dataset(folder_or_repo, "maze")`` find the configs.
+
+The Parquet files are written with pyarrow directly, with the features recorded in the
+schema metadata in the spelling every ``datasets`` release reads: ``datasets`` 4+ writes
+a list of images as ``List``, which 3.x (still allowed by lmms-eval) rejects with
+"Feature type 'List' not found"; the older ``Sequence`` spelling loads as ``List`` in
+4+ and as ``Sequence`` in 3.x, over the same Arrow storage.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -24,6 +31,7 @@ from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES
 
 PARQUET_NAME = "test-00000-of-00001.parquet"
+IMAGE_COLUMNS: tuple[str, ...] = ("image", "oracle_aid", "oracle_states", "oracle_aug_states", "oracle_vr")
 ROW_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 """What a row id may be: ours (``maze-hard-0042``) or the authors' (``sokoban_000``)."""
 CITATION = """@article{vgau2026,
@@ -59,6 +67,12 @@ class CardOrigin:
         return cls(f"master seed {master_seed}", GENERATED_HOW_MADE.format(seed=master_seed, version=__version__))
 
 
+ROW_GROUP_BYTES = 100 * 2**20
+"""Largest row group, as ``datasets`` sizes them (the Hub viewer reads one row group at a time)."""
+CONTENT_DEFINED_CHUNKING = {"min_chunk_size": 256 * 1024, "max_chunk_size": 1024 * 1024, "norm_level": 0}
+"""``datasets``' own page chunking: an unchanged image keeps its bytes, so the Hub's storage dedupes re-uploads."""
+
+
 def features() -> Any:
     """The ``datasets.Features`` of a row (SPEC §4)."""
     from datasets import Features, Image, List, Value
@@ -86,20 +100,58 @@ def parquet_path(out_dir: Path, family: str) -> Path:
     return out_dir / family / PARQUET_NAME
 
 
-def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
-    """Write one config's rows; the same rows give the same bytes."""
-    import datasets
+def _portable_feature_dict(value: Any) -> Any:
+    """A ``Features.to_dict()`` tree with every ``List`` spelled ``Sequence`` (readable by datasets 3.x)."""
+    if isinstance(value, dict):
+        return {k: ("Sequence" if k == "_type" and v == "List" else _portable_feature_dict(v)) for k, v in value.items()}
+    return value
 
+
+def arrow_schema() -> Any:
+    """The Parquet schema: the features' Arrow types plus their portable ``huggingface`` metadata."""
+    feats = features()
+    info = {"info": {"features": _portable_feature_dict(feats.to_dict())}}
+    return feats.arrow_schema.with_metadata({"huggingface": json.dumps(info)})
+
+
+def _leaf_paths(path: str, arrow_type: Any) -> list[str]:
+    """Parquet leaf column names under ``path`` (``oracle_states.list.element.bytes``...)."""
+    import pyarrow as pa
+
+    if pa.types.is_struct(arrow_type):
+        return [leaf for child in arrow_type for leaf in _leaf_paths(f"{path}.{child.name}", child.type)]
+    if pa.types.is_list(arrow_type):
+        return _leaf_paths(f"{path}.list.element", arrow_type.value_type)
+    return [path]
+
+
+def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
+    """Write one config's rows; the same rows give the same bytes.
+
+    Image cells are ``{"bytes": ..., "path": None}``. Image columns are stored PLAIN and
+    uncompressed (the bytes are already compressed images), the others snappy, as
+    ``datasets`` writes them.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = arrow_schema()
+    table = pa.Table.from_pylist(list(rows), schema=schema)
+    images = [leaf for name in IMAGE_COLUMNS for leaf in _leaf_paths(name, schema.field(name).type)]
+    others = [name for name in schema.names if name not in IMAGE_COLUMNS]
+    rows_per_group = max(1, table.num_rows * ROW_GROUP_BYTES // max(table.nbytes, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
-    dataset = datasets.Dataset.from_list(list(rows), features=features())
     tmp = path.with_suffix(".parquet.tmp")
-    bars_were_on = not datasets.are_progress_bars_disabled()
-    datasets.disable_progress_bars()  # the build shows its own bars; one per write is noise
-    try:
-        dataset.to_parquet(str(tmp))
-    finally:
-        if bars_were_on:
-            datasets.enable_progress_bars()
+    with pq.ParquetWriter(
+        tmp,
+        schema,
+        compression={leaf: "none" for leaf in images} | {name: "snappy" for name in others},
+        use_dictionary=others,
+        column_encoding={leaf: "PLAIN" for leaf in images},
+        use_content_defined_chunking=CONTENT_DEFINED_CHUNKING,
+        write_page_index=True,
+    ) as writer:
+        writer.write_table(table, row_group_size=rows_per_group)
     tmp.replace(path)
 
 
@@ -108,8 +160,48 @@ def length_histogram(lengths: Sequence[int]) -> str:
     return " ".join(f"{length}×{count}" for length, count in sorted(Counter(lengths).items()))
 
 
-def card_metadata(families: Sequence[str], n_rows: int, pretty_name: str = "VGAU-Diag puzzles") -> dict[str, Any]:
-    """The YAML header of the Hub README."""
+def row_counts(lengths: Mapping[tuple[str, str], Sequence[int]]) -> dict[str, dict[str, int]]:
+    """``{family: {difficulty: rows}}`` of a build, in SPEC order (absent families left out)."""
+    counts = {f: {d: len(lengths.get((f, d), ())) for d in DIFFICULTIES} for f in FAMILIES}
+    return {family: per for family, per in counts.items() if any(per.values())}
+
+
+def split_summary(counts: Mapping[str, Mapping[str, int]]) -> str:
+    """The card's sentence on configs and row counts, from what was really built.
+
+    Example:
+        >>> split_summary({"maze": {"easy": 2, "medium": 1, "hard": 0}})
+        'One config, `maze`, with a single `test` split of 3 rows: 2 easy, 1 medium, 0 hard.'
+    """
+    def rows(per: Mapping[str, int]) -> str:
+        return f"{sum(per.values())} rows: " + ", ".join(f"{per[d]} {d}" for d in DIFFICULTIES)
+
+    names = ", ".join(f"`{family}`" for family in counts)
+    lead = f"One config, {names}," if len(counts) == 1 else f"{len(counts)} families, one config each: {names}."
+    if len({tuple(per.values()) for per in counts.values()}) == 1:
+        joiner = " with" if len(counts) == 1 else " Each has"
+        return f"{lead}{joiner} a single `test` split of {rows(next(iter(counts.values())))}."
+    return f"{lead} Each has a single `test` split: " + "; ".join(
+        f"{family} {rows(per)}" for family, per in counts.items()
+    ) + "."
+
+
+def parquet_sizes(path: Path) -> tuple[int, int]:
+    """(bytes on disk, uncompressed bytes) of one Parquet file: ``download_size`` and ``num_bytes``."""
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(path).metadata
+    return path.stat().st_size, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+
+
+def card_metadata(
+    counts: Mapping[str, Mapping[str, int]],
+    sizes: Mapping[str, tuple[int, int]],
+    pretty_name: str = "VGAU-Diag puzzles",
+) -> dict[str, Any]:
+    """The YAML header of the Hub README (``dataset_info`` carries the real row counts)."""
+    families = list(counts)
+    n_rows = sum(sum(per.values()) for per in counts.values())
     size = "n<1K" if n_rows < 1000 else "1K<n<10K"
     default = "maze" if "maze" in families else families[0]
     return {
@@ -124,6 +216,17 @@ def card_metadata(families: Sequence[str], n_rows: int, pretty_name: str = "VGAU
                 "config_name": family,
                 "data_files": [{"split": "test", "path": f"{family}/test-*.parquet"}],
                 **({"default": True} if family == default else {}),
+            }
+            for family in families
+        ],
+        "dataset_info": [
+            {
+                "config_name": family,
+                "splits": [
+                    {"name": "test", "num_bytes": sizes[family][1], "num_examples": sum(counts[family].values())}
+                ],
+                "download_size": sizes[family][0],
+                "dataset_size": sizes[family][1],
             }
             for family in families
         ],
@@ -159,17 +262,19 @@ def write_readme(
     """Write ``README.md``: YAML metadata, the dataset card, and the achieved histograms.
 
     ``origin`` says where the rows come from (default: our generators from ``master_seed``).
+    Call it after the Parquet files are written: their sizes go into ``dataset_info``.
     """
     origin = origin or CardOrigin.generated(master_seed)
-    families = [f for f in FAMILIES if any(key[0] == f for key in lengths)]
-    n_rows = sum(len(v) for v in lengths.values())
-    header = yaml.safe_dump(card_metadata(families, n_rows, origin.pretty_name), sort_keys=False, allow_unicode=True)
+    counts = row_counts(lengths)
+    sizes = {family: parquet_sizes(parquet_path(out_dir, family)) for family in counts}
+    header = yaml.safe_dump(card_metadata(counts, sizes, origin.pretty_name), sort_keys=False, allow_unicode=True)
     card = resources.files("vgau_data").joinpath("dataset_card.md").read_text(encoding="utf-8")
     body = card.format(
         version=__version__,
         origin=origin.summary,
         how_made=origin.how_made,
-        n_rows=n_rows,
+        n_rows=sum(sum(per.values()) for per in counts.values()),
+        split_summary=split_summary(counts),
         stats_table=stats_table(lengths),
         citation=CITATION,
     )
