@@ -1,0 +1,234 @@
+"""The functions the shipped lmms-eval task files name with ``!function``.
+
+Single-turn protocols (``direct``, ``text_cot``, ``oracle_gta``): the prompt and images are
+the first message of the package's own episode for that protocol. Interactive protocols
+(``oracle_vcot``, ``oracle_aug_vcot``) run through lmms-eval's ``generate_until_agentic``:
+each round is one fresh single-turn call, so ``agentic_doc_to_text`` steps our episode
+with the model's reply and sends the whole conversation so far (every image, then the
+transcript with ``<image k>`` markers where they belong). When the episode ends, its final
+output is a JSON object ``{"vgau_episode": 1, "answer": ..., "end": ..., "steps": ...}``
+whose ``answer`` is the steps taken in the family's answer format (lmms-eval keeps a final
+output that starts with ``{`` as the response; see ``episode_answer_text``).
+
+``process_results`` scores with ``score_answer`` and reports ``optimal_accuracy`` /
+``feasible_accuracy`` / ``parse_rate`` per row (1.0 or 0.0; the mean over ``--repeats``),
+plus ``<difficulty>_optimal`` / ``<difficulty>_feasible`` keys that only rows of that
+difficulty carry, so lmms-eval's mean gives the per-difficulty cells of Table 1.
+``doc_to_target`` is the row id, which lmms-eval logs as ``target`` and the converter reads.
+
+``DATASET_PATH`` (read when lmms-eval loads a task file) is ``$VGAU_PUZZLES`` when set (a
+local ``vgau-data build`` folder), else the Hub dataset ``vgau/puzzles``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vgau_data.integrations.prompts import first_message, protocol_episode
+from vgau_data.metrics.scoring import Verdict, make_reference, score_answer
+from vgau_data.puzzles.base import DIFFICULTIES
+
+DATASET_ENV = "VGAU_PUZZLES"
+HUB_DATASET = "vgau/puzzles"
+EPISODE_KEY = "vgau_episode"
+REQUEST_FAILED = "[LMMS_EVAL_REQUEST_FAILED"
+"""How lmms-eval marks a request it gave up on (in place of the model's text)."""
+MAX_PAYLOAD_CHARS = 1_000_000
+"""Longest final agentic output read back as JSON (an episode answer is a few KB)."""
+
+
+def __getattr__(name: str) -> Any:
+    """``DATASET_PATH`` and the ``visual_<protocol>`` functions, made when a task file names them.
+
+    ``DATASET_PATH`` is read from the environment each time a task file is loaded;
+    ``visual_<protocol>(doc)`` returns the images of that protocol's first message
+    (lmms-eval calls ``doc_to_visual`` with the row alone).
+    """
+    if name == "DATASET_PATH":
+        return os.environ.get(DATASET_ENV) or HUB_DATASET
+    if name.startswith("visual_"):
+        protocol = _protocol({"protocol": name.removeprefix("visual_")})
+
+        def visual(doc: Mapping[str, Any]) -> list[Any]:
+            return first_message(doc, protocol)[0]
+
+        visual.__name__ = name
+        return visual
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _protocol(kwargs: Mapping[str, Any] | None) -> str:
+    from vgau_data.runners.protocols import PROTOCOLS
+
+    protocol = (kwargs or {}).get("protocol")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"task file sets protocol {protocol!r}; expected one of {PROTOCOLS}")
+    return str(protocol)
+
+
+def flatten_conversation(messages: Sequence[Any]) -> tuple[list[Any], str]:
+    """Every image of a conversation, and its text with ``<image k>`` where each image was.
+
+    Example:
+        >>> from PIL import Image
+        >>> from vgau_data.runners.messages import assistant, user
+        >>> board = Image.new("RGB", (2, 2))
+        >>> images, text = flatten_conversation([user(board, "Go."), assistant("up"), user("Moved.", board)])
+        >>> len(images), text.splitlines()
+        (2, ['<image 1>', 'Go.', '', 'Your reply:', 'up', '', 'Moved.', '<image 2>'])
+    """
+    from vgau_data.runners.messages import ImagePart
+
+    images: list[Any] = []
+    blocks: list[str] = []
+    for message in messages:
+        lines = []
+        for part in message.parts:
+            if isinstance(part, ImagePart):
+                images.append(part.image)
+                lines.append(f"<image {len(images)}>")
+            elif message.role == "assistant":
+                lines.append(f"Your reply:\n{part.text}")
+            else:
+                lines.append(part.text)
+        blocks.append("\n".join(lines))
+    return images, "\n\n".join(blocks)
+
+
+def doc_to_text(doc: Mapping[str, Any], lmms_eval_specific_kwargs: Mapping[str, Any] | None = None) -> str:
+    """The text of the protocol's first message (single-turn protocols)."""
+    return first_message(doc, _protocol(lmms_eval_specific_kwargs))[1]
+
+
+def doc_to_target(doc: Mapping[str, Any]) -> str:
+    """The row id: lmms-eval logs it as ``target``, so converted rows are matched by id."""
+    return str(doc["id"])
+
+
+def episode_answer_text(outcome: Any) -> str:
+    """The final agentic output: a JSON object holding the episode's answer text.
+
+    A failed request ends the episode with ``end: "backend_error"`` and lmms-eval's marker
+    in ``error``; the converter leaves such rows out, as it does failed single-turn requests.
+    """
+    payload = {EPISODE_KEY: 1, "answer": outcome.output or "", "end": outcome.end, "steps": outcome.steps}
+    if outcome.error:
+        payload["error"] = outcome.error
+    return json.dumps(payload, ensure_ascii=False)
+
+
+def agentic_doc_to_text(
+    doc: Mapping[str, Any],
+    lmms_eval_specific_kwargs: Mapping[str, Any] | None = None,
+    previous_output: Sequence[str] | None = None,
+    round_idx: int | None = None,
+    previous_round_info: Mapping[str, Any] | None = None,
+) -> Any:
+    """Round 0: the episode's first prompt. Round k: apply reply k, then the next prompt or the end.
+
+    Returns lmms-eval's 5-tuple ``(visuals, text, terminal, outputs, round_info)`` after round 0.
+    """
+    from vgau_data.runners.backends.base import Completion
+
+    protocol = _protocol(lmms_eval_specific_kwargs)
+    if round_idx is None:
+        return flatten_conversation(protocol_episode(doc, protocol).conversation().messages)[1]
+    info = dict(previous_round_info or {})
+    episode = info.get("episode") or protocol_episode(doc, protocol)
+    outputs = list(previous_output or [])
+    reply = outputs[-1] if outputs else ""
+    if reply.startswith(REQUEST_FAILED):  # lmms-eval gave up on the request: not a model reply
+        episode.advance(Completion(error=reply[:500]))
+    else:
+        episode.advance(Completion(text=reply))
+    if episode.done:
+        return None, None, True, [*outputs, episode_answer_text(episode.outcome())], None
+    images, text = flatten_conversation(episode.conversation().messages)
+    return images, text, False, outputs, {"episode": episode, "state": {"steps": len(episode.turns)}}
+
+
+def read_episode(output: str) -> dict[str, Any] | None:
+    """The episode JSON of a final agentic output, or None when ``output`` is not one.
+
+    Example:
+        >>> read_episode('{"vgau_episode": 1, "answer": "<answer>A,C</answer>", "end": "goal"}')["answer"]
+        '<answer>A,C</answer>'
+        >>> read_episode("up") is None
+        True
+    """
+    if not output.lstrip().startswith("{") or len(output) > MAX_PAYLOAD_CHARS:
+        return None
+    try:
+        payload = json.loads(output)
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or payload.get(EPISODE_KEY) != 1 or not isinstance(payload.get("answer"), str):
+        return None
+    return payload
+
+
+def episode_answer(output: str) -> str:
+    """The answer text inside a final agentic output ("" for anything else: scored as no answer)."""
+    payload = read_episode(output)
+    return str(payload["answer"]) if payload else ""
+
+
+def _verdict_metrics(verdicts: Sequence[Verdict], difficulty: str) -> dict[str, float | None]:
+    n = max(len(verdicts), 1)
+    optimal = sum(v.optimal for v in verdicts) / n
+    feasible = sum(v.feasible for v in verdicts) / n
+    metrics: dict[str, float | None] = {
+        "optimal_accuracy": optimal,
+        "feasible_accuracy": feasible,
+        "parse_rate": sum(v.parsed for v in verdicts) / n,
+    }
+    for level in DIFFICULTIES:
+        metrics[f"{level}_optimal"] = optimal if level == difficulty else None
+        metrics[f"{level}_feasible"] = feasible if level == difficulty else None
+    return metrics
+
+
+def mean_of_rows(values: Sequence[float | None]) -> float:
+    """Aggregation of the per-difficulty metrics: the mean over the rows of that difficulty.
+
+    Every row reports every key (None for the other difficulties) because lmms-eval takes a
+    task's sample count from whichever metric it aggregates last.
+
+    Example:
+        >>> mean_of_rows([1.0, None, 0.0, None])
+        0.5
+    """
+    present = [value for value in values if value is not None]
+    return sum(present) / len(present) if present else float("nan")
+
+
+def process_results(doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float | None]:
+    """Replay-score the output(s) of one row (several with ``--repeats``: their mean)."""
+    reference = make_reference(doc)
+    outputs = [_single_output(result) for result in results] or [""]
+    return _verdict_metrics([score_answer(output, reference) for output in outputs], str(doc["difficulty"]))
+
+
+def agentic_process_results(doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float | None]:
+    """Score the answer inside each final episode output (anything else counts as no answer)."""
+    reference = make_reference(doc)
+    outputs = [episode_answer(_single_output(result)) for result in results] or [""]
+    return _verdict_metrics([score_answer(output, reference) for output in outputs], str(doc["difficulty"]))
+
+
+def _single_output(result: Any) -> str:
+    if isinstance(result, (list, tuple)):
+        result = result[0] if result else ""
+    return result if isinstance(result, str) else ""
+
+
+OVERALL_METRICS: tuple[str, ...] = ("optimal_accuracy", "feasible_accuracy", "parse_rate")
+METRICS: tuple[str, ...] = (
+    *OVERALL_METRICS,
+    *(f"{level}_{kind}" for level in DIFFICULTIES for kind in ("optimal", "feasible")),
+)
+"""Metric keys ``process_results`` returns, in the order the task files list them. lmms-eval's
+group tables match metric names by substring, so no name may contain another."""
