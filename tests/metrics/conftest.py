@@ -77,3 +77,24 @@ def scoring_dataset(tmp_path_factory: pytest.TempPathFactory, scoring_rows: dict
 @pytest.fixture(scope="session")
 def references(scoring_dataset: Path) -> ReferenceSet:
     return load_references(scoring_dataset)
+
+
+HARNESS_OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "harness_outputs"
+"""Files lmms-eval and VLMEvalKit really wrote, and the scoring columns they were made on."""
+
+
+@pytest.fixture(scope="session")
+def real_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scoring columns of the build the ``HARNESS_OUTPUTS`` files were made on."""
+    import json
+
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for line in (HARNESS_OUTPUTS / "references.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        rows.setdefault(row["task"], []).append(row)
+    return write_scoring_folder(tmp_path_factory.mktemp("harness_dataset"), rows)
+
+
+@pytest.fixture(scope="session")
+def real_references(real_dataset: Path) -> ReferenceSet:
+    return load_references(real_dataset)

@@ -1,138 +1,204 @@
-"""lmms-eval and VLMEvalKit outputs -> submissions, on hand-written sample files."""
+"""lmms-eval and VLMEvalKit outputs -> submissions, on files those tools really wrote.
+
+``tests/data/harness_outputs`` holds lmms-eval 0.7.3 samples files (all five protocols,
+six families) and VLMEvalKit prediction files (xlsx, tsv, json) from runs against a
+loopback server, with the scoring columns of the dataset they were made on.
+"""
 
 from __future__ import annotations
 
-import csv
-import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.metrics.conftest import HARNESS_OUTPUTS as OUTPUTS
 from vgau_data.cli import main
-from vgau_data.errors import MissingDependencyError, SubmissionError
-from vgau_data.metrics.baselines import oracle_output
-from vgau_data.metrics.convert import convert, records_from_lmms_eval, records_from_vlmevalkit
-from vgau_data.metrics.references import ReferenceSet
+from vgau_data.errors import SubmissionError
+from vgau_data.metrics.convert import (
+    XLSX_CELL_LIMIT,
+    convert,
+    lmms_task,
+    read_prediction_table,
+    records_from_lmms_eval,
+    records_from_vlmevalkit,
+)
+from vgau_data.metrics.references import ReferenceSet, load_references
 from vgau_data.metrics.results import protocol_results, score_submission
 from vgau_data.metrics.submission import read_submission
 
-
-def lmms_sample(doc_id: int, doc: dict, output: str, *, filtered: bool = True) -> dict:
-    """The shape lmms-eval 0.7 writes with --log_samples (trimmed)."""
-    sample = {
-        "doc_id": doc_id,
-        "doc": doc,
-        "target": doc.get("solution", ""),
-        "arguments": [["<prompt>", {"max_new_tokens": 2048}]],
-        "resps": [[output]],
-        "solved": 0.0,
-        "doc_hash": "x",
-        "prompt_hash": "y",
-        "target_hash": "z",
-    }
-    if filtered:
-        sample["filtered_resps"] = [output]
-    return sample
+LMMS = OUTPUTS / "lmms_eval_0.7.3" / "test-model"
+VLMEVAL = OUTPUTS / "vlmevalkit_e8e78f05"
 
 
-def write_lmms(path: Path, references: ReferenceSet, family: str, *, with_doc: bool = True) -> Path:
-    rows = [r for r in references.rows if r.task == family]
-    with path.open("w", encoding="utf-8") as handle:
-        for doc_id, row in enumerate(rows):
-            doc = {"id": row.id, "task": row.task, "difficulty": row.difficulty, "state": row.state} if with_doc else {}
-            handle.write(json.dumps(lmms_sample(doc_id, doc, oracle_output(row), filtered=doc_id % 2 == 0)) + "\n")
-    return path
+def lmms_samples(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_lmms_eval__doc_ids_and_outputs(references: ReferenceSet, tmp_path: Path) -> None:
-    path = write_lmms(tmp_path / "samples_vgau_maze.jsonl", references, "maze")
-    records = records_from_lmms_eval(path, references, protocol="direct", run=1)
-    maze = [r for r in references.rows if r.task == "maze"]
-    assert [r.id for r in records] == [r.id for r in maze]
-    assert [r.output for r in records] == [oracle_output(r) for r in maze]
-    assert {(r.protocol, r.run) for r in records} == {("direct", 1)}
+# ---------------------------------------------------------------- lmms-eval
 
 
-def test_lmms_eval__positions_need_the_family(references: ReferenceSet, tmp_path: Path) -> None:
-    path = write_lmms(tmp_path / "samples.jsonl", references, "sokoban", with_doc=False)
-    records = records_from_lmms_eval(path, references, protocol="direct", family="sokoban")
-    assert [r.id for r in records] == [r.id for r in references.rows if r.task == "sokoban"]
-    # without the family, positions index the whole dataset: sokoban outputs land on maze rows and fail
-    wrong = records_from_lmms_eval(path, references, protocol="direct")
-    assert wrong[0].id == references.rows[0].id
-
-
-def test_lmms_eval__json_list_form_and_bad_ids(references: ReferenceSet, tmp_path: Path) -> None:
-    row = references.rows[0]
-    path = tmp_path / "samples.json"
-    path.write_text(json.dumps([lmms_sample(0, {"id": row.id}, "x")]), encoding="utf-8")
-    assert records_from_lmms_eval(path, references, protocol="direct")[0].id == row.id
-    path.write_text(json.dumps([lmms_sample(0, {"id": "maze-easy-9999"}, "x")]), encoding="utf-8")
-    with pytest.raises(SubmissionError, match=r"sample 1: id 'maze-easy-9999' is not a row"):
-        records_from_lmms_eval(path, references, protocol="direct")
-
-
-def test_convert_cli__lmms_eval_files_score_like_the_oracle(
-    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path
+def test_lmms_eval__one_command_converts_every_file_and_scores_equal_lmms_evals_own(
+    real_dataset: Path, real_references: ReferenceSet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    files = [str(write_lmms(tmp_path / f"samples_vgau_{f}.jsonl", references, f)) for f in references.families]
+    files = sorted(str(p) for p in LMMS.glob("*_samples_vgau_*.jsonl"))
+    assert len(files) == 30
     out = tmp_path / "converted.jsonl"
-    assert main(["convert", "--from", "lmms-eval", *files, "--dataset", str(scoring_dataset), "--model", "dummy",
-                 "--protocol", "text_cot", "--out", str(out)]) == 0
-    submission = read_submission(out)
-    assert submission.header.model == "dummy" and submission.header.harness.startswith("lmms-eval")
-    result = protocol_results(score_submission(submission, references))[2]["text_cot"]
-    assert result["optimal_accuracy"] == 1.0
+    details = tmp_path / "details.jsonl"
+    assert main(["convert", "--from", "lmms-eval", *files, "--dataset", str(real_dataset), "--model", "test-model",
+                 "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    failed = sum("LMMS_EVAL_REQUEST_FAILED" in s["filtered_resps"] for p in map(Path, files) for s in lmms_samples(p))
+    assert failed >= 6 and f"left out {failed} failed request(s)" in err
+    assert "[LMMS_EVAL_REQUEST_FAILED after 1 retries]" in err
+    assert main(["score", str(out), "--dataset", str(real_dataset), "--out", str(tmp_path / "r.json"),
+                 "--details", str(details)]) == 0
+    verdicts = {}
+    for line in details.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        verdicts[(record["protocol"], record["id"])] = record
+    compared = 0
+    for path in map(Path, files):
+        _, _, protocol = lmms_task(path)
+        for sample in lmms_samples(path):
+            verdict = verdicts[(protocol, sample["target"])]
+            assert float(verdict["optimal"]) == sample["optimal_accuracy"], (path.name, sample["target"])
+            assert float(verdict["feasible"]) == sample["feasible_accuracy"], (path.name, sample["target"])
+            if "LMMS_EVAL_REQUEST_FAILED" not in sample["filtered_resps"]:
+                assert float(verdict["parsed"]) == sample["parse_rate"], (path.name, sample["target"])
+            compared += 1
+    assert compared == 30 * 4
+    lmms_results = json.loads(next(LMMS.glob("*_results.json")).read_text(encoding="utf-8"))["results"]
+    ours = protocol_results(json.loads((tmp_path / "r.json").read_text(encoding="utf-8")))[2]
+    for protocol, result in ours.items():
+        assert result["optimal_accuracy"] == pytest.approx(lmms_results[f"vgau_{protocol}"]["optimal_accuracy,none"])
+        assert result["feasible_accuracy"] == pytest.approx(lmms_results[f"vgau_{protocol}"]["feasible_accuracy,none"])
+    assert 0 < ours["oracle_vcot"]["optimal_accuracy"] < 1
 
 
-def test_convert__the_same_row_twice_is_rejected(references: ReferenceSet, tmp_path: Path) -> None:
-    path = write_lmms(tmp_path / "samples.jsonl", references, "path")
-    with pytest.raises(SubmissionError, match=r"appear twice in the input: path-easy-0000"):
-        convert("lmms-eval", [path, path], references, model="m")
+def test_lmms_eval__rows_come_from_target_and_protocol_from_the_file_name(real_references: ReferenceSet) -> None:
+    path = next(LMMS.glob("*_samples_vgau_sokoban_oracle_aug_vcot.jsonl"))
+    converted = records_from_lmms_eval(path, real_references)
+    samples = lmms_samples(path)
+    kept = [s for s in samples if "LMMS_EVAL_REQUEST_FAILED" not in s["filtered_resps"]]
+    assert [r.id for r in converted.records] == [s["target"] for s in kept]
+    assert {r.protocol for r in converted.records} == {"oracle_aug_vcot"}
+    # interactive outputs are our episode JSON; the submission holds the answer inside it
+    episode = json.loads(kept[0]["filtered_resps"])
+    assert converted.records[0].output == episode["answer"]
+    assert len(converted.failed) == len(samples) - len(kept)
 
 
-def write_vlmevalkit(path: Path, references: ReferenceSet, *, id_column: bool, delimiter: str) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        columns = ["index", "question", "answer", "prediction"] + (["id"] if id_column else [])
-        writer = csv.DictWriter(handle, columns, delimiter=delimiter)
-        writer.writeheader()
-        for index, row in enumerate(references.rows):
-            record = {"index": index, "question": "q", "answer": row.solution, "prediction": oracle_output(row)}
-            if id_column:
-                record["id"] = row.id
-            writer.writerow(record)
-    return path
+def test_lmms_eval__positions_need_a_family_and_are_never_guessed(real_references: ReferenceSet, tmp_path: Path) -> None:
+    source = next(LMMS.glob("*_samples_vgau_path_direct.jsonl"))
+    lines = [{k: v for k, v in s.items() if k != "target"} for s in lmms_samples(source)]
+    named = tmp_path / "20261201_000000_samples_vgau_path_direct.jsonl"
+    named.write_text("\n".join(json.dumps(s) for s in lines), encoding="utf-8")
+    ids = [r.id for r in records_from_lmms_eval(named, real_references).records]
+    assert all(i.startswith("path-") for i in ids)
+    custom = tmp_path / "20261201_000000_samples_mytask.jsonl"
+    shutil.copyfile(named, custom)
+    with pytest.raises(SubmissionError, match=r"names no vgau task.*--protocol"):
+        records_from_lmms_eval(custom, real_references)
+    with pytest.raises(SubmissionError, match=r"samples_mytask.jsonl line 1: rows are given by position only"):
+        records_from_lmms_eval(custom, real_references, protocol="direct")
+    placed = records_from_lmms_eval(custom, real_references, protocol="direct", family="path").records
+    assert [r.id for r in placed] == ids
 
 
-@pytest.mark.parametrize(("suffix", "delimiter", "id_column"), [(".tsv", "\t", True), (".csv", ",", False)])
-def test_vlmevalkit__prediction_table(
-    references: ReferenceSet, tmp_path: Path, suffix: str, delimiter: str, id_column: bool
+def test_lmms_eval__repeats_become_runs_and_unknown_ids_are_refused(
+    real_references: ReferenceSet, tmp_path: Path
 ) -> None:
-    path = write_vlmevalkit(tmp_path / f"model_VGAU{suffix}", references, id_column=id_column, delimiter=delimiter)
-    records = records_from_vlmevalkit(path, references, protocol="direct")
-    assert [r.id for r in records] == [r.id for r in references.rows]
-    assert all(r.output == oracle_output(row) for r, row in zip(records, references.rows))
+    row = real_references.rows[0]
+    path = tmp_path / "x_samples_vgau_maze_text_cot.jsonl"
+    path.write_text(json.dumps({"doc_id": 0, "target": row.id, "filtered_resps": ["a", "b", "c"]}) + "\n", encoding="utf-8")
+    records = records_from_lmms_eval(path, real_references, run=2).records
+    assert [(r.run, r.output) for r in records] == [(2, "a"), (3, "b"), (4, "c")]
+    path.write_text(json.dumps({"doc_id": 0, "target": "maze-easy-0999", "filtered_resps": "a"}) + "\n", encoding="utf-8")
+    with pytest.raises(SubmissionError, match=r"line 1: id 'maze-easy-0999' is not a row"):
+        records_from_lmms_eval(path, real_references)
 
 
-def test_vlmevalkit__missing_prediction_column_and_bad_index(references: ReferenceSet, tmp_path: Path) -> None:
-    path = tmp_path / "p.tsv"
+def test_convert__the_same_file_twice_is_refused(real_references: ReferenceSet) -> None:
+    path = next(LMMS.glob("*_samples_vgau_maze_direct.jsonl"))
+    with pytest.raises(SubmissionError, match=r"appear twice in the input: maze-[a-z]+-[0-9]+ \(direct, run 0\)"):
+        convert("lmms-eval", [path, path], real_references, model="m")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\xff\xfe not utf-8", "not UTF-8 text"),
+        (b'{"doc_id": 0, "target": ', "line 1: not JSON"),
+        (b"[1, 2]", "line 1: expected a JSON object"),
+    ],
+)
+def test_convert_cli__hostile_files_are_one_line_errors(
+    real_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
+) -> None:
+    path = tmp_path / "x_samples_vgau_maze_direct.jsonl"
+    path.write_bytes(content)
+    code = main(["convert", "--from", "lmms-eval", str(path), "--dataset", str(real_dataset), "--model", "m",
+                 "--out", str(tmp_path / "o.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- VLMEvalKit
+
+
+@pytest.mark.parametrize("fmt", ["xlsx", "tsv", "json"])
+def test_vlmevalkit__real_prediction_files_convert_to_the_scores_its_evaluate_wrote(
+    real_dataset: Path, real_references: ReferenceSet, tmp_path: Path, fmt: str
+) -> None:
+    import csv
+
+    files = sorted((VLMEVAL / fmt / "loopmodel").glob(f"loopmodel_VGAU_*.{fmt}"))
+    assert len(files) == 3
+    submission, converted = convert("vlmevalkit", files, real_references, model="loopmodel")
+    assert {r.protocol for r in submission.records} == {"text_cot", "oracle_gta", "direct"}
+    assert all("Failed to obtain answer" in failure for failure in converted.failed) and converted.failed
+    results = protocol_results(score_submission(submission, real_references.subset(["maze", "sokoban", "onet"])))[2]
+    for path in files:
+        family, protocol = path.stem.split("_VGAU_")[1].split("_", 1)
+        with path.with_name(f"{path.stem}_acc.csv").open(encoding="utf-8") as handle:
+            written = {row["split"]: row for row in csv.DictReader(handle)}
+        ours = results[protocol]["per_family"][family]
+        assert ours["optimal_accuracy"] == pytest.approx(float(written[family]["optimal_accuracy"]))
+        assert ours["feasible_accuracy"] == pytest.approx(float(written[family]["feasible_accuracy"]))
+
+
+def test_vlmevalkit__index_only_files_take_the_family_from_the_name_or_are_refused(
+    real_references: ReferenceSet, tmp_path: Path
+) -> None:
+    rows = read_prediction_table(VLMEVAL / "tsv" / "loopmodel" / "loopmodel_VGAU_maze_text_cot.tsv")
+    lines = ["index\tprediction"] + [f"{row['index']}\t{(row['prediction'] or '').splitlines()[-1]}" for row in rows]
+    named = tmp_path / "m_VGAU_maze_text_cot.tsv"
+    named.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    records = records_from_vlmevalkit(named, real_references).records
+    assert [r.id for r in records] == [r["id"] for r in rows if not str(r["prediction"]).startswith("Failed")]
+    anonymous = tmp_path / "predictions.tsv"
+    anonymous.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(SubmissionError, match=r"predictions.tsv: the file name names no protocol"):
+        records_from_vlmevalkit(anonymous, real_references)
+    with pytest.raises(SubmissionError, match=r"predictions.tsv row 2: rows are given by position only"):
+        records_from_vlmevalkit(anonymous, real_references, protocol="direct")
+
+
+def test_vlmevalkit__predictions_at_the_xlsx_cell_limit_are_named(real_references: ReferenceSet, tmp_path: Path) -> None:
+    row = real_references.rows[0]
+    path = tmp_path / "m_VGAU_maze_direct.json"
+    path.write_text(json.dumps([{"index": 0, "id": row.id, "prediction": "x" * XLSX_CELL_LIMIT}]), encoding="utf-8")
+    converted = records_from_vlmevalkit(path, real_references)
+    assert len(converted.warnings) == 1 and row.id in converted.warnings[0] and "32767" in converted.warnings[0]
+
+
+def test_vlmevalkit__unknown_ids_and_missing_columns_are_refused(real_references: ReferenceSet, tmp_path: Path) -> None:
+    path = tmp_path / "m_VGAU_maze_direct.tsv"
+    path.write_text("index\tid\tprediction\n0\tmaze-easy-0999\tx\n", encoding="utf-8")
+    with pytest.raises(SubmissionError, match=r"row 2: id 'maze-easy-0999' is not a row"):
+        records_from_vlmevalkit(path, real_references)
     path.write_text("index\tanswer\n0\tx\n", encoding="utf-8")
     with pytest.raises(SubmissionError, match="no 'prediction' column"):
-        records_from_vlmevalkit(path, references, protocol="direct")
-    path.write_text(f"index\tprediction\n{len(references.rows)}\tx\n", encoding="utf-8")
-    with pytest.raises(SubmissionError, match=r"row 2: position \d+ is outside the dataset"):
-        records_from_vlmevalkit(path, references, protocol="direct")
-
-
-def test_vlmevalkit__xlsx(references: ReferenceSet, tmp_path: Path) -> None:
-    path = tmp_path / "model_VGAU.xlsx"
-    if importlib.util.find_spec("openpyxl") is None:
-        path.write_bytes(b"PK\x03\x04")
-        with pytest.raises(MissingDependencyError, match="openpyxl"):
-            records_from_vlmevalkit(path, references, protocol="direct")
-        return
-    import pandas as pd
-
-    pd.DataFrame({"index": [0], "prediction": [oracle_output(references.rows[0])]}).to_excel(path, index=False)
-    assert records_from_vlmevalkit(path, references, protocol="direct")[0].id == references.rows[0].id
+        records_from_vlmevalkit(path, real_references)

@@ -1,145 +1,263 @@
-"""Turn other harnesses' per-sample logs into our submission format.
+"""Turn the files other harnesses really write into our submission format.
 
-Assumed formats (hand-checked against lmms-eval 0.7.3 and VLMEvalKit e8e78f05):
+lmms-eval 0.7.3 ``--log_samples`` writes ``<output_path>/<model>/<date>_samples_<task>.jsonl``,
+one JSON object per line::
 
-lmms-eval ``--log_samples`` (``samples_<task>.jsonl``, one JSON object per line; a JSON
-list of the same objects is accepted too)::
+    {"doc_id": 3, "target": "maze-easy-0003", "filtered_resps": "<output>", "input": "...",
+     "token_counts": [...], "doc_hash": "...", "optimal_accuracy": 1.0, ...}
 
-    {"doc_id": 3, "doc": {"id": "maze-easy-0003", "task": "maze", ...}, "target": "...",
-     "resps": [["<raw output>"]], "filtered_resps": ["<filtered output>"], ...}
+There is no ``doc``, ``resps`` or ``arguments`` (its tracker drops them). The row is
+``target`` when it is a dataset id (our task files put the id there), else ``doc["id"]``
+(older logs), else ``doc_id`` as the position in the family's test split, with the family
+taken from the task name ``vgau_<family>_<protocol>`` in the file name (or ``family=``).
+The protocol comes from the same task name (or ``protocol=``). ``filtered_resps`` is one
+string, or a list of strings when lmms-eval logged repeats: output k becomes run
+``run + k``. A request lmms-eval gave up on (``[LMMS_EVAL_REQUEST_FAILED ...``) is left out
+of the submission and named; scoring then counts that row as missing. For the interactive
+protocols the output is our episode JSON and the answer inside it is taken (anything else
+there counts as no answer, as in the task's own ``process_results``).
 
-The output is ``filtered_resps[0]`` when present (what lmms-eval scored), else
-``resps[0][0]``; nested lists are unwrapped to the first string. The row is
-``doc["id"]``; without it, ``doc_id`` is the row's position in its family's test split
-(the family from ``doc["task"]`` or ``family=``).
+VLMEvalKit (``<work_dir>/<model>/<run>/<model>_<DATASET>.xlsx``, or ``.tsv`` / ``.json``
+with ``PRED_FORMAT``, ``.csv`` by hand): the input TSV's columns minus ``image``, plus
+``prediction``. The row is the ``id`` column (our TSV export has it), else ``index`` as the
+position in one family, the family from the ``task`` column or from the dataset name
+``VGAU_<family>_<protocol>`` in the file name (or ``family=``); the protocol from the same
+name (or ``protocol=``). Its xlsx writer cuts cells at 32767 characters, so every
+prediction of exactly that length is named in a warning (its final answer may be lost).
+A prediction VLMEvalKit could not obtain (``Failed to obtain answer ...``) is left out and
+named, like lmms-eval's failed requests.
 
-VLMEvalKit predictions (``<model>_<dataset>.xlsx``, ``.tsv`` or ``.csv``), one row per
-sample with an ``index`` and a ``prediction`` column plus the dataset TSV's columns. The
-row is the ``id`` column when present, else ``index`` when it is a row id, else
-``index`` as an integer position in the dataset (in the family given by ``family=``, or
-over all rows in SPEC family order, which is how ``vgau_data``'s TSV export numbers
-them). ``.xlsx`` needs ``openpyxl`` (through pandas).
+A file that cannot be mapped to rows without guessing is refused with a message naming
+it. Input is read with bounds: files over ``MAX_FILE_BYTES``, invalid UTF-8, non-JSON
+lines and unknown ids are one-line ``SubmissionError``s.
 """
 
 from __future__ import annotations
 
 import csv
 import importlib.util
+import io
 import json
-import sys
+import re
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from vgau_data import __version__
 from vgau_data.errors import MissingDependencyError, SubmissionError
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.submission import Submission, SubmissionHeader, SubmissionRecord
+from vgau_data.registry import FAMILIES
 
-Harness = Literal["lmms-eval", "vlmevalkit"]
 HARNESSES: tuple[str, ...] = ("lmms-eval", "vlmevalkit")
+MAX_FILE_BYTES = 1 << 30
+"""Largest input file read (a 600-row log with long reasoning is tens of MB)."""
+MAX_CELL_CHARS = 64 << 20
+XLSX_CELL_LIMIT = 32767
+"""Excel's cell limit: VLMEvalKit's xlsx writer cuts longer predictions to this length."""
+INFER_FAILED = "Failed to obtain answer"
+"""VLMEvalKit's prediction for a request its API model gave up on."""
+_LMMS_TASK = re.compile(r"samples_(?P<task>[A-Za-z0-9_.-]+?)\.jsonl?$")
+_VGAU_TASK = re.compile(rf"vgau_(?P<family>{'|'.join(FAMILIES)})_(?P<protocol>[a-z0-9_]+)")
+_VLMEVAL_DATASET = re.compile(rf"VGAU_(?P<family>{'|'.join(FAMILIES)})(?:_(?P<protocol>[a-z0-9_]+?))?\.[a-z]+$")
 
 
-def _first_string(value: object) -> str | None:
-    """Unwrap ``[["text"]]``-style nesting to the first string (None if there is none)."""
-    for _ in range(8):
-        if isinstance(value, str) or value is None:
-            return value
-        if isinstance(value, (list, tuple)) and value:
-            value = value[0]
-        else:
-            return None
-    return None
+@dataclass
+class Converted:
+    """The records read from harness files, and what was left out or looks wrong (named)."""
+
+    records: list[SubmissionRecord] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def extend(self, other: Converted) -> None:
+        self.records.extend(other.records)
+        self.failed.extend(other.failed)
+        self.warnings.extend(other.warnings)
 
 
-class _RowLocator:
-    """Maps a harness's row reference (id, or position) to a dataset row id."""
+def _read_text(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise SubmissionError(f"{path}: cannot read ({error.strerror})") from None
+    if size > MAX_FILE_BYTES:
+        raise SubmissionError(f"{path}: {size} bytes is over the {MAX_FILE_BYTES}-byte limit for one file")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SubmissionError(f"{path}: not UTF-8 text (byte {error.start}); is this the right file?") from None
 
-    def __init__(self, references: ReferenceSet, family: str | None) -> None:
-        self.references = references
-        self.family = family
-        self.ids = references.ids
 
-    def by_position(self, position: object, family: str | None) -> str:
-        family = family or self.family
-        rows = [r for r in self.references.rows if family is None or r.task == family]
-        try:
-            index = int(position)  # type: ignore[call-overload]
-        except (TypeError, ValueError):
+def _position_locator(references: ReferenceSet, family: str | None, where: str) -> Any:
+    """``position -> row id`` within one family's rows (in dataset order)."""
+    rows = [row.id for row in references.rows if row.task == family]
+
+    def locate(position: object) -> str:
+        if family is None:
             raise SubmissionError(
-                f"row reference {position!r:.60} is neither a dataset id nor an integer position"
-            ) from None
+                f"{where}: rows are given by position only and the family is unknown; pass --family "
+                "(or use the shipped task files / TSV export, which carry row ids)"
+            )
+        if isinstance(position, bool) or not isinstance(position, (int, str)):
+            raise SubmissionError(f"{where}: row position {position!r:.40} is not an integer")
+        try:
+            index = int(position)
+        except ValueError:
+            raise SubmissionError(f"{where}: row reference {position!r:.60} is neither a dataset id nor a position") from None
         if not 0 <= index < len(rows):
-            scope = f"family {family!r}" if family else "the dataset"
-            raise SubmissionError(f"position {index} is outside {scope} ({len(rows)} rows)")
-        return rows[index].id
+            raise SubmissionError(f"{where}: position {index} is outside family {family!r} ({len(rows)} rows)")
+        return rows[index]
 
-    def resolve(self, candidate_id: object, position: object, family: str | None) -> str:
-        if isinstance(candidate_id, str) and candidate_id in self.ids:
-            return candidate_id
-        if isinstance(candidate_id, str) and candidate_id:
-            raise SubmissionError(f"id {candidate_id!r:.60} is not a row of the dataset {self.references.source!r}")
-        return self.by_position(position, family)
+    return locate
 
 
-def _lmms_samples(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        samples = json.loads(text)
+def _known_id(value: object, references: ReferenceSet) -> str | None:
+    return value if isinstance(value, str) and value in references.ids else None
+
+
+def lmms_task(path: str | Path) -> tuple[str | None, str | None, str | None]:
+    """``(task, family, protocol)`` from a samples file name; None where it says nothing.
+
+    Example:
+        >>> lmms_task("logs/m/20261201_023253_samples_vgau_maze_oracle_vcot.jsonl")
+        ('vgau_maze_oracle_vcot', 'maze', 'oracle_vcot')
+        >>> lmms_task("samples_mytask.jsonl")
+        ('mytask', None, None)
+    """
+    match = _LMMS_TASK.search(Path(path).name)
+    if match is None:
+        return None, None, None
+    task = match["task"]
+    ours = _VGAU_TASK.fullmatch(task)
+    return (task, ours["family"], ours["protocol"]) if ours else (task, None, None)
+
+
+def _lmms_lines(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    text = _read_text(path)
+    if text.lstrip().startswith("["):  # a JSON list of the same objects
+        try:
+            samples = json.loads(text)
+        except ValueError as error:
+            raise SubmissionError(f"{path}: not JSON ({error})") from None
         if not isinstance(samples, list):
             raise SubmissionError(f"{path}: expected a JSON list of samples")
-        yield from enumerate(samples, start=1)
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
+        lines: Iterable[tuple[int, Any]] = enumerate(samples, start=1)
+    else:
+        lines = ((n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip())
+    for number, item in lines:
+        if isinstance(item, str):
             try:
-                yield number, json.loads(line)
+                item = json.loads(item)
             except ValueError as error:
                 raise SubmissionError(f"{path} line {number}: not JSON ({error})") from None
+        if not isinstance(item, Mapping):
+            raise SubmissionError(f"{path} line {number}: expected a JSON object, got {type(item).__name__}")
+        yield number, item
+
+
+def _outputs(sample: Mapping[str, Any]) -> list[str | None]:
+    """The logged output(s) of a sample: one per repeat."""
+    value = sample.get("filtered_resps", sample.get("resps"))
+    if isinstance(value, str) or value is None:
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):  # [[out]] per request
+        value = [v[0] if v else None for v in value]
+    if isinstance(value, list) and value:
+        return [v if isinstance(v, str) else None for v in value]
+    return [None]
 
 
 def records_from_lmms_eval(
-    path: str | Path, references: ReferenceSet, *, protocol: str, run: int = 0, family: str | None = None
-) -> list[SubmissionRecord]:
-    """Submission records from one lmms-eval ``samples_<task>.jsonl`` file."""
+    path: str | Path,
+    references: ReferenceSet,
+    *,
+    protocol: str | None = None,
+    run: int = 0,
+    family: str | None = None,
+) -> Converted:
+    """Records from one lmms-eval samples file (see the module docstring for the rules)."""
+    from vgau_data.integrations.lmms_eval.hooks import REQUEST_FAILED, read_episode
+    from vgau_data.runners.protocols import INTERACTIVE
+
     path = Path(path)
-    locator = _RowLocator(references, family)
-    records = []
-    for number, sample in _lmms_samples(path):
-        if not isinstance(sample, Mapping):
-            raise SubmissionError(f"{path} sample {number}: expected an object, got {type(sample).__name__}")
+    task, task_family, task_protocol = lmms_task(path)
+    protocol = protocol or task_protocol
+    if protocol is None:
+        raise SubmissionError(
+            f"{path}: the file name names no vgau task (samples_vgau_<family>_<protocol>.jsonl); pass --protocol"
+        )
+    family = family or task_family
+    interactive = protocol in INTERACTIVE
+    converted = Converted()
+    for number, sample in _lmms_lines(path):
+        where = f"{path} line {number}"
         doc = sample.get("doc") if isinstance(sample.get("doc"), Mapping) else {}
-        output = _first_string(sample.get("filtered_resps"))
-        if output is None:
-            output = _first_string(sample.get("resps"))
-        try:
-            row_id = locator.resolve(doc.get("id"), sample.get("doc_id"), doc.get("task"))
-        except SubmissionError as error:
-            raise SubmissionError(f"{path} sample {number}: {error}") from None
-        records.append(SubmissionRecord(row_id, protocol, run, output))
-    return records
+        row_id = _known_id(sample.get("target"), references) or _known_id(doc.get("id"), references)
+        if row_id is None:
+            target = sample.get("target")
+            if isinstance(target, str) and re.fullmatch(r"[a-z]+-(easy|medium|hard)-\d+", target):
+                raise SubmissionError(f"{where}: id {target!r} is not a row of the dataset {references.source!r}")
+            row_id = _position_locator(references, family, where)(sample.get("doc_id"))
+        for k, output in enumerate(_outputs(sample)):
+            episode = read_episode(output) if interactive and isinstance(output, str) else None
+            failure = output if isinstance(output, str) and output.startswith(REQUEST_FAILED) else None
+            if episode is not None and episode.get("end") == "backend_error":
+                failure = str(episode.get("error", "request failed"))
+            if failure is not None:
+                converted.failed.append(f"{row_id} ({protocol}, run {run + k}): {failure[:120]}")
+                continue
+            if interactive and isinstance(output, str):
+                output = str(episode["answer"]) if episode else ""
+            converted.records.append(SubmissionRecord(row_id, protocol, run + k, output))
+    if task is not None and task_family is None and family is None and not converted.records:
+        converted.warnings.append(f"{path}: task {task!r} has no rows")
+    return converted
 
 
-def _table_rows(path: Path) -> list[dict[str, Any]]:
+def read_prediction_table(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a VLMEvalKit prediction file (.xlsx, .tsv, .csv or .json) as dicts; empty cells are None."""
+    path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".tsv", ".csv"):
-        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-        with path.open(newline="", encoding="utf-8") as handle:
-            return list(csv.DictReader(handle, delimiter="\t" if suffix == ".tsv" else ","))
-    if suffix == ".xlsx":
-        if importlib.util.find_spec("openpyxl") is None or importlib.util.find_spec("pandas") is None:
-            raise MissingDependencyError(
-                "reading .xlsx needs pandas and openpyxl: pip install openpyxl (or save the file as .tsv)"
-            )
-        import pandas as pd
-
+        text = _read_text(path)
+        csv.field_size_limit(MAX_CELL_CHARS)
         try:
-            frame = pd.read_excel(path)
-        except (ValueError, OSError, zipfile.BadZipFile) as error:
-            raise SubmissionError(f"{path}: not a readable .xlsx file ({error})") from None
-        return [{k: (None if _is_nan(v) else v) for k, v in row.items()} for row in frame.to_dict("records")]
-    raise SubmissionError(f"{path}: expected a VLMEvalKit prediction file (.xlsx, .tsv or .csv)")
+            reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t" if suffix == ".tsv" else ",")
+            return [{k: (None if v == "" else v) for k, v in row.items()} for row in reader]
+        except csv.Error as error:
+            raise SubmissionError(f"{path}: not a readable {suffix} table ({error})") from None
+    if suffix == ".json":
+        try:
+            rows = json.loads(_read_text(path))
+        except ValueError as error:
+            raise SubmissionError(f"{path}: not JSON ({error})") from None
+        if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+            raise SubmissionError(f"{path}: expected VLMEvalKit's JSON predictions (a list of row objects)")
+        return rows
+    if suffix == ".xlsx":
+        return _xlsx_rows(path)
+    raise SubmissionError(f"{path}: expected a VLMEvalKit prediction file (.xlsx, .tsv, .csv or .json)")
+
+
+def _xlsx_rows(path: Path) -> list[dict[str, Any]]:
+    if importlib.util.find_spec("openpyxl") is None or importlib.util.find_spec("pandas") is None:
+        raise MissingDependencyError("reading .xlsx needs pandas and openpyxl: pip install openpyxl (or set PRED_FORMAT=tsv)")
+    import pandas as pd
+
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise SubmissionError(f"{path}: over the {MAX_FILE_BYTES}-byte limit for one file")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+        if unpacked > 8 * MAX_FILE_BYTES:
+            raise SubmissionError(f"{path}: unpacks to {unpacked} bytes; refusing to read it")
+        frame = pd.read_excel(path, dtype=object)
+    except (ValueError, OSError, KeyError, zipfile.BadZipFile) as error:
+        raise SubmissionError(f"{path}: not a readable .xlsx file ({str(error)[:200]})") from None
+    return [{k: (None if _is_nan(v) else v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
 def _is_nan(value: object) -> bool:
@@ -147,25 +265,47 @@ def _is_nan(value: object) -> bool:
 
 
 def records_from_vlmevalkit(
-    path: str | Path, references: ReferenceSet, *, protocol: str, run: int = 0, family: str | None = None
-) -> list[SubmissionRecord]:
-    """Submission records from one VLMEvalKit prediction file."""
+    path: str | Path,
+    references: ReferenceSet,
+    *,
+    protocol: str | None = None,
+    run: int = 0,
+    family: str | None = None,
+) -> Converted:
+    """Records from one VLMEvalKit prediction file (see the module docstring for the rules)."""
     path = Path(path)
-    rows = _table_rows(path)
+    rows = read_prediction_table(path)
     if rows and "prediction" not in rows[0]:
-        raise SubmissionError(f"{path}: no 'prediction' column; columns are {sorted(rows[0])}")
-    locator = _RowLocator(references, family)
-    records = []
+        raise SubmissionError(f"{path}: no 'prediction' column; columns are {sorted(rows[0])[:20]}")
+    from_name = _VLMEVAL_DATASET.search(path.name)
+    protocol = protocol or (from_name["protocol"] if from_name else None)
+    if protocol is None:
+        raise SubmissionError(f"{path}: the file name names no protocol (<model>_VGAU_<family>_<protocol>.xlsx); pass --protocol")
+    converted = Converted()
     for number, row in enumerate(rows, start=2):  # line 1 is the column header
-        index = row.get("index")
-        candidate = row.get("id") or (index if isinstance(index, str) and index in locator.ids else None)
-        try:
-            row_id = locator.resolve(candidate, index, row.get("task") or None)
-        except SubmissionError as error:
-            raise SubmissionError(f"{path} row {number}: {error}") from None
+        where = f"{path} row {number}"
+        row_id = _known_id(row.get("id"), references)
+        if row_id is None and row.get("id") not in (None, ""):
+            raise SubmissionError(f"{where}: id {str(row['id'])!r:.60} is not a row of the dataset {references.source!r}")
+        if row_id is None:
+            row_family = family or (row.get("task") if row.get("task") in FAMILIES else None)
+            row_family = row_family or (from_name["family"] if from_name else None)
+            row_id = _position_locator(references, row_family, where)(row.get("index"))
         prediction = row.get("prediction")
-        records.append(SubmissionRecord(row_id, protocol, run, None if prediction is None else str(prediction)))
-    return records
+        output = None if prediction is None else str(prediction)
+        if output is not None and output.startswith(INFER_FAILED):
+            converted.failed.append(f"{row_id} ({protocol}, run {run}): {output[:120]}")
+            continue
+        if output is not None and len(output) == XLSX_CELL_LIMIT:
+            converted.warnings.append(
+                f"{where} ({row_id}): the prediction is exactly {XLSX_CELL_LIMIT} characters, Excel's cell limit; "
+                "VLMEvalKit's xlsx writer may have cut off its final answer (rerun with PRED_FORMAT=tsv)"
+            )
+        converted.records.append(SubmissionRecord(row_id, protocol, run, output))
+    return converted
+
+
+READERS = {"lmms-eval": records_from_lmms_eval, "vlmevalkit": records_from_vlmevalkit}
 
 
 def convert(
@@ -174,24 +314,23 @@ def convert(
     references: ReferenceSet,
     *,
     model: str,
-    protocol: str = "direct",
+    protocol: str | None = None,
     run: int = 0,
     family: str | None = None,
     settings: Mapping[str, Any] | None = None,
-) -> Submission:
-    """A submission from one or more harness files (e.g. one lmms-eval file per task).
+) -> tuple[Submission, Converted]:
+    """A submission from one or more harness files, and what was left out or warned about.
 
     Raises:
-        SubmissionError: an unreadable file, a row that is not in the dataset, or the same
-            row twice (named).
+        SubmissionError: an unreadable file, a row that is not in the dataset or cannot be
+            placed without guessing, or the same (row, protocol, run) twice (named).
     """
-    readers = {"lmms-eval": records_from_lmms_eval, "vlmevalkit": records_from_vlmevalkit}
-    if harness not in readers:
-        raise ValueError(f"unknown harness {harness!r}; choose from {', '.join(HARNESSES)}")
-    records: list[SubmissionRecord] = []
+    if harness not in READERS:
+        raise SubmissionError(f"unknown harness {harness!r}; choose from {', '.join(HARNESSES)}")
+    converted = Converted()
     for path in paths:
-        records.extend(readers[harness](path, references, protocol=protocol, run=run, family=family))
-    _reject_duplicates(records)
+        converted.extend(READERS[harness](path, references, protocol=protocol, run=run, family=family))
+    _reject_duplicates(converted.records)
     header = SubmissionHeader(
         model=model,
         harness=f"{harness} (converted by vgau-data {__version__})",
@@ -200,7 +339,7 @@ def convert(
         fingerprint=references.fingerprint,
         settings=dict(settings or {}),
     )
-    return Submission(header, tuple(records))
+    return Submission(header, tuple(converted.records)), converted
 
 
 def _reject_duplicates(records: Iterable[SubmissionRecord]) -> None:
@@ -208,7 +347,10 @@ def _reject_duplicates(records: Iterable[SubmissionRecord]) -> None:
     duplicates = []
     for record in records:
         if record.key in seen:
-            duplicates.append(record.id)
+            duplicates.append(f"{record.id} ({record.protocol}, run {record.run})")
         seen.add(record.key)
     if duplicates:
-        raise SubmissionError(f"{len(duplicates)} row(s) appear twice in the input: {', '.join(duplicates[:20])}")
+        raise SubmissionError(
+            f"{len(duplicates)} row(s) appear twice in the input: {', '.join(duplicates[:20])}; "
+            "give each run's files once, or separate runs with --run"
+        )
