@@ -1,0 +1,69 @@
+"""Score a VLMEvalKit prediction file of the VGAU datasets with our replay scorer.
+
+The file holds the exported TSV's columns minus ``image`` plus ``prediction``, so each row
+carries its own reference (``id``, ``task``, ``category`` = difficulty, ``optimal_length``,
+``state``). ``evaluate_predictions`` is what the shipped dataset class's ``evaluate`` calls.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from vgau_data.errors import SubmissionError
+from vgau_data.metrics.convert import XLSX_CELL_LIMIT, read_prediction_table
+from vgau_data.metrics.scoring import Verdict, aggregate, read_reference, score_answer
+from vgau_data.puzzles.base import DIFFICULTIES
+
+logger = logging.getLogger(__name__)
+
+REFERENCE_COLUMNS: tuple[str, ...] = ("id", "task", "category", "optimal_length", "state", "prediction")
+
+
+def score_prediction_rows(rows: list[dict[str, Any]], where: str = "predictions") -> list[Verdict]:
+    """One verdict per row of a prediction table."""
+    if rows and (missing := [c for c in REFERENCE_COLUMNS if c not in rows[0]]):
+        raise SubmissionError(f"{where}: lacks the columns {missing}; was it made from `vgau-data export vlmevalkit` TSVs?")
+    verdicts = []
+    for number, row in enumerate(rows, start=2):
+        try:
+            length = int(row["optimal_length"])
+        except (TypeError, ValueError):
+            raise SubmissionError(f"{where} row {number}: optimal_length {row['optimal_length']!r:.20} is not an integer") from None
+        reference = read_reference({"id": str(row["id"]), "task": str(row["task"]), "difficulty": str(row["category"]),
+                                    "optimal_length": length, "state": str(row["state"])})
+        prediction = row["prediction"]
+        if isinstance(prediction, str) and len(prediction) == XLSX_CELL_LIMIT:
+            logger.warning("%s row %d (%s): prediction cut at Excel's %d-character limit?", where, number, reference.id,
+                           XLSX_CELL_LIMIT)
+        verdicts.append(score_answer(None if prediction is None else str(prediction), reference))
+    return verdicts
+
+
+def accuracy_rows(verdicts: list[Verdict]) -> list[dict[str, Any]]:
+    """Table rows: each family x difficulty, each family, then overall (VLMEvalKit prints them)."""
+    summary = aggregate(verdicts)
+    rows = []
+
+    def row(split: str, rates: dict[str, Any]) -> dict[str, Any]:
+        keys = ("n", "optimal_accuracy", "feasible_accuracy", "parse_rate")
+        return {"split": split, **{key: rates[key] for key in keys}}
+
+    for family, per_level in summary["per_family_difficulty"].items():
+        for level in DIFFICULTIES:
+            if level in per_level:
+                rows.append(row(f"{family}/{level}", per_level[level]))
+        rows.append(row(family, summary["per_family"][family]))
+    rows.append(row("overall", summary))
+    return rows
+
+
+def evaluate_predictions(eval_file: str | Path) -> Any:
+    """Score ``eval_file``; write ``<stem>_acc.csv`` beside it and return the table as a DataFrame."""
+    import pandas as pd
+
+    path = Path(eval_file)
+    table = pd.DataFrame(accuracy_rows(score_prediction_rows(read_prediction_table(path), str(path))))
+    table.to_csv(path.with_name(f"{path.stem}_acc.csv"), index=False)
+    return table
