@@ -16,7 +16,8 @@ from vgau_data.cli.args import OneLineErrorParser
 from vgau_data.errors import VgauError
 from vgau_data.terminal import terminal_safe
 
-SUBCOMMANDS: tuple[str, ...] = ("build", "push", "score", "baseline", "convert", "publish-metric", "run", "merge")
+SUBCOMMANDS: tuple[str, ...] = ("build", "push", "score", "baseline", "convert", "publish-metric", "run", "merge",
+                               "lmms-eval-tasks", "export", "leaderboard")
 """Modules under ``vgau_data.cli``, in the order ``--help`` lists them."""
 
 

@@ -1,0 +1,163 @@
+"""The leaderboard Space: rows from results files, and the page as headless Chromium renders it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.external import require_tool
+from tests.metrics.conftest import HARNESS_OUTPUTS
+from vgau_data.cli import main
+from vgau_data.errors import SubmissionError
+from vgau_data.metrics.baselines import make_baseline
+from vgau_data.metrics.convert import convert
+from vgau_data.metrics.leaderboard import build_leaderboard, leaderboard_rows
+from vgau_data.metrics.references import ReferenceSet
+from vgau_data.metrics.results import score_submission
+from vgau_data.puzzles.base import DIFFICULTIES
+from vgau_data.registry import FAMILIES
+
+CHROMIUM_INSTALL = "apt-get install -y chromium  (or set $VGAU_CHROMIUM)"
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run")
+
+
+@pytest.fixture(scope="module")
+def results_files(real_references: ReferenceSet, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """A converted lmms-eval run (five protocols, mixed scores) and the oracle baseline (two protocols)."""
+    out = tmp_path_factory.mktemp("results")
+    files = sorted((HARNESS_OUTPUTS / "lmms_eval_0.7.3" / "test-model").glob("*_samples_vgau_*.jsonl"))
+    submission, _ = convert("lmms-eval", files, real_references, model="test-model")
+    oracle = make_baseline("oracle", real_references, protocols=["direct", "oracle_gta"], model="oracle")
+    paths = []
+    for name, sub in (("test-model", submission), ("oracle", oracle)):
+        path = out / f"{name}.json"
+        path.write_text(json.dumps(score_submission(sub, real_references)), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def test_leaderboard__rows_follow_table_1(results_files: list[Path]) -> None:
+    results = json.loads(results_files[0].read_text(encoding="utf-8"))
+    rows = leaderboard_rows(results, "test-model.json")
+    assert [row["protocol"] for row in rows] == ["direct", "text_cot", "oracle_gta", "oracle_vcot", "oracle_aug_vcot"]
+    body = results["test-model"]
+    for row in rows:
+        result = body[row["protocol"]]
+        assert row["cells"]["optimal"]["overall"] == result["optimal_accuracy"]
+        assert row["cells"]["feasible"]["maze/easy"] == result["per_family_difficulty"]["maze"]["easy"]["feasible_accuracy"]
+        assert row["dataset"]["fingerprint"] == body["META"]["dataset"]["fingerprint"]
+
+
+def test_leaderboard__refuses_the_same_model_and_protocol_twice_and_non_results(
+    results_files: list[Path], tmp_path: Path
+) -> None:
+    with pytest.raises(SubmissionError, match=r"'oracle' / direct appears in both oracle.json and oracle.json"):
+        build_leaderboard([results_files[1], results_files[1]], tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"m": {"direct": {}}}', encoding="utf-8")
+    with pytest.raises(SubmissionError, match="bad.json: model 'm' has no META section"):
+        build_leaderboard([bad], tmp_path)
+
+
+class TableReader(HTMLParser):
+    """The leaderboard table's body rows as ``[{model, protocol, cells: {col: text}, fingerprint}]``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+        self.charts: list[str] = []
+        self.bars = 0
+        self._in_body = False
+        self._cell: dict[str, str] | None = None
+        self._texts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "tbody":
+            self._in_body = True
+        elif tag == "tr" and self._in_body:
+            self.rows.append({"model": attributes["data-model"], "protocol": attributes["data-protocol"], "cells": {}})
+        elif tag == "td" and self._in_body:
+            self._cell = {key: value or "" for key, value in attributes.items()}
+            self._texts = []
+        elif tag == "div" and attributes.get("class") == "chart":
+            self.charts.append(attributes["data-protocol"] or "")
+        elif tag == "rect":
+            self.bars += 1
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._texts.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tbody":
+            self._in_body = False
+        elif tag == "td" and self._cell is not None:
+            if "data-col" in self._cell:
+                self.rows[-1]["cells"][self._cell["data-col"]] = "".join(self._texts)
+            if "data-fingerprint" in self._cell:
+                self.rows[-1]["fingerprint"] = self._cell["data-fingerprint"]
+            self._cell = None
+
+
+def chromium(page: Path, *arguments: str) -> str:
+    binary = require_tool("VGAU_CHROMIUM", fallback="chromium", install=CHROMIUM_INSTALL)
+    with tempfile.TemporaryDirectory(prefix="vgau-chromium-") as profile:
+        done = subprocess.run(
+            [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments, page.as_uri() if "#" not in str(page)
+             else str(page)],
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def expected_text(value: float | None) -> str:
+    return "\u2013" if value is None else f"{100 * value:.1f}"
+
+
+@pytest.mark.parametrize("metric", ["optimal", "feasible"])
+def test_leaderboard__chromium_renders_the_results_numbers(
+    results_files: list[Path], tmp_path: Path, metric: str
+) -> None:
+    out = tmp_path / "space"
+    assert main(["leaderboard", *map(str, results_files), "--out", str(out)]) == 0
+    page = f"{(out / 'index.html').as_uri()}#sort=overall&dir=asc&metric={metric}"
+    reader = TableReader()
+    reader.feed(chromium(Path(page), "--dump-dom", "--virtual-time-budget=5000"))
+    assert len(reader.rows) == 7
+    results = {}
+    for path in results_files:
+        results.update(json.loads(path.read_text(encoding="utf-8")))
+    for shown in reader.rows:
+        body = results[shown["model"]]
+        result = body[shown["protocol"]]
+        assert shown["fingerprint"] == body["META"]["dataset"]["fingerprint"]
+        assert shown["cells"]["overall"] == expected_text(result[f"{metric}_accuracy"])
+        for family in FAMILIES:
+            for level in DIFFICULTIES:
+                cell = result["per_family_difficulty"][family][level][f"{metric}_accuracy"]
+                assert shown["cells"][f"{family}/{level}"] == expected_text(cell), (shown["model"], family, level)
+    overall = [float(row["cells"]["overall"]) for row in reader.rows]
+    assert overall == sorted(overall) and overall[0] < overall[-1]  # the hash's ascending sort was applied
+    assert reader.charts == ["direct", "text_cot", "oracle_gta", "oracle_vcot", "oracle_aug_vcot"]
+    assert reader.bars == 7 * (len(FAMILIES) + 1)
+
+
+def test_leaderboard__chromium_screenshot(results_files: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "space"
+    build_leaderboard(results_files, out)
+    shot = tmp_path / "leaderboard.png"
+    chromium(out / "index.html", f"--screenshot={shot}", "--window-size=1500,1100", "--virtual-time-budget=5000")
+    from PIL import Image
+
+    with Image.open(shot) as image:
+        assert image.size == (1500, 1100)
+        assert len(image.convert("RGB").getcolors(maxcolors=1 << 16) or []) > 20  # more than a blank page
