@@ -143,35 +143,6 @@ def test_baseline__empty_scores_zero_through_the_cli(
     assert (direct["optimal_accuracy"], direct["runs"], direct["optimal_accuracy_std"]) == (0.0, 3, 0.0)
 
 
-def test_publish_metric__writes_the_space_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from vgau_data import __version__
-
-    space = tmp_path / "space"
-    assert main(["publish-metric", str(space)]) == 0
-    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "requirements.txt", "solver_accuracy.py"]
-    assert f"vgau-data=={__version__}" in (space / "requirements.txt").read_text().splitlines()
-    assert 'evaluate.load("vgau/solver_accuracy")' in (space / "app.py").read_text()
-    card = (space / "README.md").read_text(encoding="utf-8")
-    assert card.startswith("---\n") and "app_file: app.py" in card and "evaluate.load(" in card
-    assert main(["publish-metric", str(space), "--requirement", "vgau-data @ git+https://example.org/v.git"]) == 0
-    assert "vgau-data @ git+https://example.org/v.git" in (space / "requirements.txt").read_text()
-    assert "ready to upload to the Space vgau/solver_accuracy" in capsys.readouterr().out
-
-
-def test_publish_metric__space_folder_loads_with_evaluate(tmp_path: Path, references: ReferenceSet) -> None:
-    evaluate = pytest.importorskip("evaluate")
-    from vgau_data.metrics.space import write_metric_space
-
-    space = tmp_path / "solver_accuracy"
-    write_metric_space(space)
-    metric = evaluate.load(str(space), keep_in_memory=True)
-    row = references.rows[0]
-    from vgau_data.metrics.baselines import oracle_output
-
-    result = metric.compute(predictions=[oracle_output(row)], references=[row.reference_json()])
-    assert result["optimal_accuracy"] == 1.0
-
-
 @pytest.mark.parametrize("dataset", ["no/such/thing", "nope.parquet", "vgau/not-a-cached-repo"])
 def test_score__unreachable_dataset_exit_2(
     oracle_file: Path, dataset: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -2,52 +2,105 @@
 
 The Space ``vgau/solver_accuracy`` holds the same script as the package data
 (``solver_accuracy.py``: file name = Space name, as ``evaluate.load`` requires), the
-metric card (``README.md`` with the Space YAML), ``requirements.txt`` (installs
-``vgau-data``, whose scorer the script imports) and evaluate's standard gradio
-``app.py``.
+metric card (``README.md`` with the Space YAML), ``app.py`` (evaluate's gradio widget over
+the Space's own copy of the script), a wheel of this ``vgau_data`` (the scorer the script
+imports; ``vgau-data`` is not on the package index) and ``requirements.txt``.
+
+The Space build installs ``requirements.txt`` on its own, before the repository's files
+are there, so the wheel is named by its URL in the Space repo
+(``vgau-data @ https://huggingface.co/spaces/vgau/solver_accuracy/resolve/main/<wheel>``).
+evaluate's widget is written for gradio 3 (``gr.inputs``), the card's ``sdk_version``
+3.19.1. Today's resolver pairs it with libraries it predates: starlette >= 1.0 crashes
+it, and under pydantic 2 (with fastapi >= 0.100) every call is refused with HTTP 422 for
+missing ``session_hash``/``event_id`` fields; ``RUNTIME_PINS`` holds the three pins that
+make the widget build and compute (checked by installing the folder's requirements and
+calling ``/run/predict``).
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-from vgau_data import __version__
+from vgau_data.errors import VgauError
 from vgau_data.metrics import METRIC_NAME, solver_accuracy_path
 
 SPACE_ID = f"vgau/{METRIC_NAME}"
-APP_PY = f"""import evaluate
+SPACE_URL = f"https://huggingface.co/spaces/{SPACE_ID}"
+RUNTIME_PINS: tuple[str, ...] = ("starlette<1.0", "fastapi<0.100", "pydantic<2")
+"""Pins the Space's gradio (the card's ``sdk_version``) needs beside the metric's requirements."""
+APP_PY = f"""from pathlib import Path
+
+import evaluate
 from evaluate.utils import launch_gradio_widget
 
-module = evaluate.load("{SPACE_ID}")
+module = evaluate.load(str(Path(__file__).with_name("{METRIC_NAME}.py")))
 launch_gradio_widget(module)
 """
 SPACE_FILES: tuple[str, ...] = (f"{METRIC_NAME}.py", "README.md", "requirements.txt", "app.py")
 
 
-def default_requirement() -> str:
-    """The pip requirement that installs this version of the scorer in the Space."""
-    return f"vgau-data=={__version__}"
+class SpaceError(VgauError, RuntimeError):
+    """The Space folder cannot be written (no wheel to ship and no requirement given)."""
 
 
-def write_metric_space(out_dir: str | Path, *, requirement: str | None = None) -> list[Path]:
+def source_checkout() -> Path | None:
+    """The repository this ``vgau_data`` runs from, when it is a source checkout (editable install)."""
+    root = Path(__file__).resolve().parents[2]
+    return root if (root / "pyproject.toml").is_file() and (root / "vgau_data").is_dir() else None
+
+
+def build_wheel(out_dir: Path) -> Path:
+    """Build this package's wheel from its source checkout into ``out_dir``."""
+    root = source_checkout()
+    if root is None:
+        raise SpaceError(
+            "vgau_data is not running from a source checkout, so no wheel can be built; pass --wheel "
+            "(a built vgau_data wheel) or --requirement (e.g. 'vgau-data @ git+https://...')"
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out_dir), str(root)],
+        capture_output=True, text=True, check=False,
+    )
+    wheels = sorted(out_dir.glob("vgau_data-*.whl"))
+    if done.returncode != 0 or not wheels:
+        raise SpaceError(f"building the vgau_data wheel failed: {done.stderr.strip()[-300:]}")
+    return wheels[-1]
+
+
+def write_metric_space(
+    out_dir: str | Path, *, requirement: str | None = None, wheel: str | Path | None = None
+) -> list[Path]:
     """Write the Space files into ``out_dir`` (created; other files there are left alone).
 
     Args:
-        requirement: the line that installs ``vgau_data`` in the Space (default: this
-            version from PyPI; a ``git+https://...`` URL works too).
+        requirement: the pip requirement that installs ``vgau_data`` in the Space; no wheel
+            is shipped then.
+        wheel: a built ``vgau_data`` wheel to ship (default: built from the source checkout).
 
     Returns:
-        The written paths, in ``SPACE_FILES`` order.
+        The written paths: ``SPACE_FILES``, then the wheel when one is shipped.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     source = Path(solver_accuracy_path())
     shutil.copyfile(source / f"{METRIC_NAME}.py", out / f"{METRIC_NAME}.py")
     shutil.copyfile(source / "README.md", out / "README.md")
+    shipped: list[Path] = []
+    if requirement is None:
+        for stale in out.glob("vgau_data-*.whl"):
+            stale.unlink()
+        if wheel is None:
+            built = build_wheel(out)
+        else:
+            built = out / Path(wheel).name
+            shutil.copyfile(wheel, built)
+        shipped = [built]
+        requirement = f"vgau-data @ {SPACE_URL}/resolve/main/{built.name}"
     lines = (source / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    wanted = requirement or default_requirement()
-    pinned = [wanted if line.strip() == "vgau-data" else line for line in lines]
-    (out / "requirements.txt").write_text("\n".join(pinned) + "\n", encoding="utf-8")
+    pinned = [requirement if line.strip() == "vgau-data" else line for line in lines]
+    (out / "requirements.txt").write_text("\n".join([*pinned, *RUNTIME_PINS]) + "\n", encoding="utf-8")
     (out / "app.py").write_text(APP_PY, encoding="utf-8")
-    return [out / name for name in SPACE_FILES]
+    return [out / name for name in SPACE_FILES] + shipped
