@@ -22,6 +22,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from vgau_data.errors import VgauError
@@ -53,17 +54,26 @@ def source_checkout() -> Path | None:
 
 
 def build_wheel(out_dir: Path) -> Path:
-    """Build this package's wheel from its source checkout into ``out_dir``."""
+    """Build this package's wheel from its source checkout into ``out_dir``.
+
+    The sources are copied to a temporary folder first: setuptools keeps a ``build/``
+    folder beside the sources, whose stale files would end up in later wheels.
+    """
     root = source_checkout()
     if root is None:
         raise SpaceError(
             "vgau_data is not running from a source checkout, so no wheel can be built; pass --wheel "
             "(a built vgau_data wheel) or --requirement (e.g. 'vgau-data @ git+https://...')"
         )
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out_dir), str(root)],
-        capture_output=True, text=True, check=False,
-    )
+    with tempfile.TemporaryDirectory(prefix="vgau-wheel-") as tmp:
+        staged = Path(tmp) / "src"
+        shutil.copytree(root / "vgau_data", staged / "vgau_data", ignore=shutil.ignore_patterns("__pycache__"))
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copyfile(root / name, staged / name)
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out_dir), str(staged)],
+            capture_output=True, text=True, check=False,
+        )
     wheels = sorted(out_dir.glob("vgau_data-*.whl"))
     if done.returncode != 0 or not wheels:
         raise SpaceError(f"building the vgau_data wheel failed: {done.stderr.strip()[-300:]}")
