@@ -72,6 +72,10 @@ class Converted:
     failed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def leave_out(self, row_id: str, protocol: str, run: int, reason: str) -> None:
+        """Name a row the harness failed to get an answer for (it is not made a record)."""
+        self.failed.append(f"{row_id} ({protocol}, run {run}): {reason[:120]}")
+
     def extend(self, other: Converted) -> None:
         self.records.extend(other.records)
         self.failed.extend(other.failed)
@@ -207,7 +211,7 @@ def records_from_lmms_eval(
             if episode is not None and episode.get("end") == "backend_error":
                 failure = str(episode.get("error", "request failed"))
             if failure is not None:
-                converted.failed.append(f"{row_id} ({protocol}, run {run + k}): {failure[:120]}")
+                converted.leave_out(row_id, protocol, run + k, failure)
                 continue
             if interactive and isinstance(output, str):
                 output = str(episode["answer"]) if episode else ""
@@ -294,7 +298,7 @@ def records_from_vlmevalkit(
         prediction = row.get("prediction")
         output = None if prediction is None else str(prediction)
         if output is not None and output.startswith(INFER_FAILED):
-            converted.failed.append(f"{row_id} ({protocol}, run {run}): {output[:120]}")
+            converted.leave_out(row_id, protocol, run, output)
             continue
         if output is not None and len(output) == XLSX_CELL_LIMIT:
             converted.warnings.append(
