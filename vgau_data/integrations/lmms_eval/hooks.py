@@ -12,8 +12,8 @@ output that starts with ``{`` as the response; see ``episode_answer_text``).
 
 ``process_results`` scores with ``score_answer`` and reports ``optimal_accuracy`` /
 ``feasible_accuracy`` / ``parse_rate`` per row (1.0 or 0.0; the mean over ``--repeats``),
-plus ``<difficulty>_optimal`` / ``<difficulty>_feasible`` keys that only rows of that
-difficulty carry, so lmms-eval's mean gives the per-difficulty cells of Table 1.
+plus ``<difficulty>_optimal`` / ``<difficulty>_feasible`` keys (None on rows of other
+difficulties, averaged by ``mean_of_rows``): the per-difficulty cells of Table 1.
 ``doc_to_target`` is the row id, which lmms-eval logs as ``target`` and the converter reads.
 
 ``DATASET_PATH`` (read when lmms-eval loads a task file) is ``$VGAU_PUZZLES`` when set (a
@@ -30,9 +30,9 @@ from typing import Any
 from vgau_data.integrations.prompts import first_message, protocol_episode
 from vgau_data.metrics.scoring import Verdict, make_reference, score_answer
 from vgau_data.puzzles.base import DIFFICULTIES
+from vgau_data.runners.instances import DEFAULT_DATASET
 
 DATASET_ENV = "VGAU_PUZZLES"
-HUB_DATASET = "vgau/puzzles"
 EPISODE_KEY = "vgau_episode"
 REQUEST_FAILED = "[LMMS_EVAL_REQUEST_FAILED"
 """How lmms-eval marks a request it gave up on (in place of the model's text)."""
@@ -48,9 +48,9 @@ def __getattr__(name: str) -> Any:
     (lmms-eval calls ``doc_to_visual`` with the row alone).
     """
     if name == "DATASET_PATH":
-        return os.environ.get(DATASET_ENV) or HUB_DATASET
-    if name.startswith("visual_"):
-        protocol = _protocol({"protocol": name.removeprefix("visual_")})
+        return os.environ.get(DATASET_ENV) or DEFAULT_DATASET
+    if name.startswith("visual_") and name.removeprefix("visual_") in _protocols():
+        protocol = name.removeprefix("visual_")
 
         def visual(doc: Mapping[str, Any]) -> list[Any]:
             return first_message(doc, protocol)[0]
@@ -60,12 +60,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _protocol(kwargs: Mapping[str, Any] | None) -> str:
+def _protocols() -> tuple[str, ...]:
     from vgau_data.runners.protocols import PROTOCOLS
 
+    return tuple(PROTOCOLS)
+
+
+def _protocol(kwargs: Mapping[str, Any] | None) -> str:
     protocol = (kwargs or {}).get("protocol")
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"task file sets protocol {protocol!r}; expected one of {PROTOCOLS}")
+    if protocol not in _protocols():
+        raise ValueError(f"task file sets protocol {protocol!r}; expected one of {_protocols()}")
     return str(protocol)
 
 
