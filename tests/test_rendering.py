@@ -6,18 +6,24 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vgau_data.rendering import BoardGeometry, png_bytes
+from vgau_data.rendering import BoardGeometry, encode_image, png_bytes
 
 
+@pytest.mark.parametrize("codec", ["png", "webp"])
 @pytest.mark.parametrize(("width", "height"), [(1, 1), (7, 3), (552, 552), (584, 544)])
-def test_png_bytes__is_lossless_on_noise_and_deterministic(width: int, height: int) -> None:
+def test_encode_image__is_lossless_on_noise_and_deterministic(codec: str, width: int, height: int) -> None:
     pixels = np.random.default_rng(width * height).integers(0, 256, (height, width, 3), dtype=np.uint8)
     image = Image.fromarray(pixels, "RGB")
-    data = png_bytes(image)
+    data = encode_image(image, codec)  # type: ignore[arg-type]
     decoded = Image.open(io.BytesIO(data))
-    assert decoded.mode == "RGB" and decoded.size == (width, height)
-    assert np.array_equal(np.asarray(decoded), pixels)
-    assert png_bytes(image.copy()) == data
+    assert decoded.format == codec.upper() and decoded.size == (width, height)
+    assert np.array_equal(np.asarray(decoded.convert("RGB")), pixels)
+    assert encode_image(image.copy(), codec) == data  # type: ignore[arg-type]
+
+
+def test_encode_image__names_the_codecs() -> None:
+    with pytest.raises(ValueError, match="choose 'png' or 'webp'"):
+        encode_image(Image.new("RGB", (1, 1)), "jpeg")  # type: ignore[arg-type]
 
 
 def test_png_bytes__converts_other_modes_to_rgb() -> None:

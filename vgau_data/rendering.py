@@ -7,9 +7,11 @@ same state gives the same pixels on any machine with the same Pillow.
 from __future__ import annotations
 
 import functools
+import io
 import struct
 import zlib
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -18,6 +20,14 @@ from vgau_data.types import Cell
 
 PNG_COMPRESS_LEVEL = 1
 """zlib level for every PNG we write: level 1 is ~2x faster than 6 for ~10-20% more bytes."""
+WEBP_METHOD = 0
+WEBP_EFFORT = 90
+"""Lossless WebP settings (libwebp ``method`` and, for lossless, ``quality`` = effort).
+
+Measured on grid-annotated boards (``benchmarks/encoding.py``): method 0 at effort 90 is
+45% of our PNG's bytes for ~2 ms more per image; effort 100 saves another 1.5% at twice
+that extra time, and higher methods cost 2-100x more."""
+ImageCodec = Literal["png", "webp"]
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _FILTER_UP = 2
 
@@ -134,3 +144,27 @@ def png_bytes(image: Image.Image) -> bytes:
         + _png_chunk(b"IDAT", zlib.compress(filtered, PNG_COMPRESS_LEVEL))  # numpy buffer, no copy
         + _png_chunk(b"IEND", b"")
     )
+
+
+def webp_bytes(image: Image.Image) -> bytes:
+    """Encode ``image`` as lossless RGB WebP (``WEBP_METHOD``/``WEBP_EFFORT``); decodes to the same pixels.
+
+    Example:
+        >>> from PIL import Image
+        >>> board = Image.new("RGB", (3, 2), (10, 200, 30))
+        >>> Image.open(io.BytesIO(webp_bytes(board))).convert("RGB").tobytes() == board.tobytes()
+        True
+    """
+    buffer = io.BytesIO()
+    rgb = image.convert("RGB") if image.mode != "RGB" else image
+    rgb.save(buffer, "WEBP", lossless=True, method=WEBP_METHOD, quality=WEBP_EFFORT, exact=True)
+    return buffer.getvalue()
+
+
+def encode_image(image: Image.Image, codec: ImageCodec) -> bytes:
+    """``png_bytes`` or ``webp_bytes``, by name."""
+    if codec == "png":
+        return png_bytes(image)
+    if codec == "webp":
+        return webp_bytes(image)
+    raise ValueError(f"unknown image codec {codec!r}; choose 'png' or 'webp'")
