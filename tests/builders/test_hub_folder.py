@@ -84,3 +84,28 @@ def test_hub_folder__datasets_3_loads_the_build(small_build: Path, tmp_path: Pat
         assert (n, feature) == (3, "Sequence")
         assert tuple(size) == row["image"].size and n_states == optimal == row["optimal_length"]
         assert pixels == row["image"].convert("RGB").tobytes().hex()[:64]
+
+
+def test_hub_folder__images_use_their_column_codec_and_decode_to_the_rendered_pixels(small_build: Path) -> None:
+    import io
+
+    from PIL import Image
+
+    from vgau_data.builders.instances import COLUMN_CODECS
+    from vgau_data.builders.load import read_config_columns
+    from vgau_data.oracle_aids import annotate, oracle_aug_states, oracle_states
+    from vgau_data.registry import get_family
+
+    path = get_family("path")
+    row = read_config_columns(small_build, "path", ["state", "solution", *COLUMN_CODECS])[2]
+    state = path.from_json(row["state"])
+    steps = oracle_states(path, state, path.solve(state).answer)
+    expected = {"image": [path.render(state)], "oracle_aid": [annotate(path, path.render(state))],
+                "oracle_states": steps, "oracle_aug_states": oracle_aug_states(path, steps)}
+    for column, codec in COLUMN_CODECS.items():
+        cells = row[column] if isinstance(row[column], list) else [row[column]]
+        assert len(cells) == len(expected[column])
+        for cell, image in zip(cells, expected[column]):
+            decoded = Image.open(io.BytesIO(cell["bytes"]))
+            assert decoded.format == codec.upper(), column
+            assert decoded.convert("RGB").tobytes() == image.tobytes(), column

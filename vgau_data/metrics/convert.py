@@ -187,7 +187,7 @@ def records_from_lmms_eval(
     from vgau_data.runners.protocols import INTERACTIVE
 
     path = Path(path)
-    task, task_family, task_protocol = lmms_task(path)
+    _, task_family, task_protocol = lmms_task(path)
     protocol = protocol or task_protocol
     if protocol is None:
         raise SubmissionError(
@@ -216,8 +216,6 @@ def records_from_lmms_eval(
             if interactive and isinstance(output, str):
                 output = str(episode["answer"]) if episode else ""
             converted.records.append(SubmissionRecord(row_id, protocol, run + k, output))
-    if task is not None and task_family is None and family is None and not converted.records:
-        converted.warnings.append(f"{path}: task {task!r} has no rows")
     return converted
 
 
