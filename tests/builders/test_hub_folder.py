@@ -94,14 +94,17 @@ def test_hub_folder__images_use_their_column_codec_and_decode_to_the_rendered_pi
     from vgau_data.builders.instances import COLUMN_CODECS
     from vgau_data.builders.load import read_config_columns
     from vgau_data.oracle_aids import annotate, oracle_aug_states, oracle_states
+    from vgau_data.oracle_aids.vr import oracle_vr
     from vgau_data.registry import get_family
 
     path = get_family("path")
     row = read_config_columns(small_build, "path", ["state", "solution", *COLUMN_CODECS])[2]
     state = path.from_json(row["state"])
-    steps = oracle_states(path, state, path.solve(state).answer)
+    answer = path.solve(state).answer
+    steps = oracle_states(path, state, answer)
     expected = {"image": [path.render(state)], "oracle_aid": [annotate(path, path.render(state))],
-                "oracle_states": steps, "oracle_aug_states": oracle_aug_states(path, steps)}
+                "oracle_states": steps, "oracle_aug_states": oracle_aug_states(path, steps),
+                "oracle_vr": [oracle_vr(path, state, answer)]}
     for column, codec in COLUMN_CODECS.items():
         cells = row[column] if isinstance(row[column], list) else [row[column]]
         assert len(cells) == len(expected[column])

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from vgau_data.cli.args import non_negative_int, output_file
+from vgau_data.cli.args import non_negative_int, output_file, say
 
 EPILOG = """examples:
   vgau-data convert --from lmms-eval logs/*/*_samples_vgau_*.jsonl --dataset vgau_puzzles \\
@@ -50,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
         args.harness, args.files, references, model=args.model, protocol=args.protocol, run=args.run, family=args.family
     )
     for warning in converted.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        say(f"warning: {warning}", err=True)
     if converted.failed:
-        print(f"left out {len(converted.failed)} failed request(s) (scored as missing):", file=sys.stderr)
+        say(f"left out {len(converted.failed)} failed request(s) (scored as missing):", err=True)
         for failure in converted.failed[:50]:
-            print(f"  {failure}", file=sys.stderr)
+            say(f"  {failure}", err=True)
     path = write_submission(args.out, submission)
-    print(f"wrote {len(submission.records)} records from {len(args.files)} file(s) to {path}", file=sys.stderr)
+    say(f"wrote {len(submission.records)} records from {len(args.files)} file(s) to {path}", err=True)
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from vgau_data.cli.args import output_dir
+
 EPILOG = """examples:
   vgau-data export vlmevalkit vgau_puzzles --out ~/LMUData
   vgau-data export vlmevalkit vgau_puzzles --out ~/LMUData --families maze --protocols text_cot
@@ -22,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("format", choices=("vlmevalkit",), help="target harness")
     parser.add_argument("dataset", help="a folder built by `vgau-data build`, or a Hub repo id")
-    parser.add_argument("--out", required=True, help="folder for the TSV files (VLMEvalKit reads $LMUData)")
+    parser.add_argument("--out", required=True, type=output_dir, help="folder for the TSV files (VLMEvalKit reads $LMUData)")
     parser.add_argument("--families", nargs="+", default=None, help="families to export (default: all in the dataset)")
     parser.add_argument("--protocols", nargs="+", default=None,
                         help="single-turn protocols to export (default: direct text_cot oracle_gta)")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from vgau_data.cli.args import output_dir
+
 EPILOG = """examples:
   vgau-data leaderboard results/qwen.json results/bagel.json --out leaderboard_space
   python -m http.server -d leaderboard_space 8000     # look at it locally
@@ -19,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("results", nargs="+", help="results.json files written by `vgau-data score`")
-    parser.add_argument("--out", required=True, help="folder to write the Space into")
+    parser.add_argument("--out", required=True, type=output_dir, help="folder to write the Space into")
     parser.add_argument("--title", default="VGAU-Diag leaderboard", help="page and Space title")
     parser.set_defaults(handler=run)
 
