@@ -17,7 +17,8 @@ from vgau_data.registry import FAMILIES
 from vgau_data.runners.instances import instance_from_row
 from vgau_data.runners.messages import ImagePart
 from vgau_data.runners.policies import make_policy
-from vgau_data.runners.protocols import INTERACTIVE, PROTOCOLS
+from vgau_data.integrations.lmms_eval.task_files import TASK_PROTOCOLS
+from vgau_data.integrations.prompts import is_interactive
 
 
 class _FunctionTag(yaml.SafeLoader):
@@ -45,14 +46,14 @@ def test_lmms_eval_tasks__one_task_per_family_and_protocol_and_a_group_per_proto
 ) -> None:
     assert main(["lmms-eval-tasks"]) == 0
     assert capsys.readouterr().out.strip() == tasks_dir()
-    for protocol in PROTOCOLS:
+    for protocol in TASK_PROTOCOLS:
         group = load_task(f"vgau_{protocol}.yaml")
         assert group["task"] == [f"vgau_{family}_{protocol}" for family in FAMILIES]
         for family in FAMILIES:
             task = load_task(f"vgau_{family}_{protocol}.yaml")
             assert (task["task"], task["dataset_name"]) == (f"vgau_{family}_{protocol}", family)
             assert task["lmms_eval_specific_kwargs"]["default"]["protocol"] == protocol
-            expected = "generate_until_agentic" if protocol in INTERACTIVE else "generate_until"
+            expected = "generate_until_agentic" if is_interactive(protocol) else "generate_until"
             assert task["output_type"] == expected
             for key in ("doc_to_visual", "doc_to_text", "process_results", "doc_to_target", "dataset_path"):
                 name = task[key].removeprefix(f"!function {hooks.__name__}.")
@@ -73,7 +74,7 @@ def test_lmms_eval_hooks__single_turn_prompt_is_the_protocols_first_message(
     kwargs = load_task(f"vgau_maze_{protocol}.yaml")["lmms_eval_specific_kwargs"]["default"]
     for family, rows in decoded_rows.items():
         row = rows[0]
-        message = protocol_episode(row, protocol).conversation().messages[0]
+        message = protocol_episode(row, protocol).request().messages[0]
         images = getattr(hooks, f"visual_{protocol}")(row)
         assert hooks.doc_to_text(row, kwargs) == message.text
         expected = [part.image for part in message.parts if isinstance(part, ImagePart)]
@@ -120,7 +121,7 @@ def run_agentic(row: dict[str, Any], protocol: str, reply: Any, max_steps: int =
     return outputs[-1], sent
 
 
-@pytest.mark.parametrize("protocol", sorted(INTERACTIVE))
+@pytest.mark.parametrize("protocol", [p for p in TASK_PROTOCOLS if is_interactive(p)])
 def test_lmms_eval_hooks__agentic_episode_with_the_oracle_reaches_the_goal(
     decoded_rows: dict[str, list[dict[str, Any]]], protocol: str
 ) -> None:
@@ -134,7 +135,7 @@ def test_lmms_eval_hooks__agentic_episode_with_the_oracle_reaches_the_goal(
 
             turns = text.count("Your reply:")
             messages = (Message("user", (TextPart(text),)),) + (Message("assistant", (TextPart("x"),)),) * turns
-            return "Step.\n" + oracle(Conversation(messages, f"{instance.id}/{protocol}/run0"))
+            return "Step.\n" + oracle(Conversation(messages, f"{instance.id}/{protocol}/run0", "step"))
 
         final, sent = run_agentic(row, protocol, reply)
         payload = hooks.read_episode(final)

@@ -174,6 +174,13 @@ def _outputs(sample: Mapping[str, Any]) -> list[str | None]:
     return [None]
 
 
+def _interactive(protocol: str) -> bool:
+    from vgau_data.integrations.prompts import is_interactive
+    from vgau_data.runners.protocols import protocol_names
+
+    return protocol in protocol_names() and is_interactive(protocol)
+
+
 def records_from_lmms_eval(
     path: str | Path,
     references: ReferenceSet,
@@ -184,7 +191,6 @@ def records_from_lmms_eval(
 ) -> Converted:
     """Records from one lmms-eval samples file (see the module docstring for the rules)."""
     from vgau_data.integrations.lmms_eval.hooks import REQUEST_FAILED, read_episode
-    from vgau_data.runners.protocols import INTERACTIVE
 
     path = Path(path)
     _, task_family, task_protocol = lmms_task(path)
@@ -194,7 +200,7 @@ def records_from_lmms_eval(
             f"{path}: the file name names no vgau task (samples_vgau_<family>_<protocol>.jsonl); pass --protocol"
         )
     family = family or task_family
-    interactive = protocol in INTERACTIVE
+    interactive = _interactive(protocol)
     converted = Converted()
     for number, sample in _lmms_lines(path):
         where = f"{path} line {number}"

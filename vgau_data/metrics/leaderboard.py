@@ -24,7 +24,7 @@ import yaml
 from vgau_data import __version__
 from vgau_data.errors import SubmissionError
 from vgau_data.metrics.results import META_KEY
-from vgau_data.metrics.submission import KNOWN_PROTOCOLS
+from vgau_data.metrics.submission import order_protocols
 from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES
 
@@ -39,13 +39,6 @@ def _rate(cell: Mapping[str, Any] | None, metric: str) -> float | None:
         return None
     value = cell.get(f"{metric}_accuracy")
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _protocol_order(protocol: str) -> tuple[int, str]:
-    for index, known in enumerate(KNOWN_PROTOCOLS):
-        if protocol == known or protocol.startswith(known + "_"):
-            return index, protocol
-    return len(KNOWN_PROTOCOLS), protocol
 
 
 def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, Any]]:
@@ -65,7 +58,8 @@ def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, 
         if not isinstance(body, Mapping) or not isinstance(body.get(META_KEY), Mapping):
             raise SubmissionError(f"{source}: model {model!r:.60} has no {META_KEY} section; is this a results.json?")
         dataset = body[META_KEY].get("dataset") if isinstance(body[META_KEY].get("dataset"), Mapping) else {}
-        for protocol, result in sorted(((p, r) for p, r in body.items() if p != META_KEY), key=lambda i: _protocol_order(i[0])):
+        for protocol in order_protocols(p for p in body if p != META_KEY):
+            result = body[protocol]
             if not isinstance(result, Mapping):
                 raise SubmissionError(f"{source}: {model!r:.60}/{protocol!r:.40} is not a result object")
             per_family = result.get("per_family") if isinstance(result.get("per_family"), Mapping) else {}

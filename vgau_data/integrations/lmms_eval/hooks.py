@@ -61,9 +61,9 @@ def __getattr__(name: str) -> Any:
 
 
 def _protocols() -> tuple[str, ...]:
-    from vgau_data.runners.protocols import PROTOCOLS
+    from vgau_data.runners.protocols import protocol_names
 
-    return tuple(PROTOCOLS)
+    return tuple(protocol_names())
 
 
 def _protocol(kwargs: Mapping[str, Any] | None) -> str:
@@ -139,7 +139,7 @@ def agentic_doc_to_text(
 
     protocol = _protocol(lmms_eval_specific_kwargs)
     if round_idx is None:
-        return flatten_conversation(protocol_episode(doc, protocol).conversation().messages)[1]
+        return flatten_conversation(protocol_episode(doc, protocol).request().messages)[1]
     info = dict(previous_round_info or {})
     episode = info.get("episode") or protocol_episode(doc, protocol)
     outputs = list(previous_output or [])
@@ -150,7 +150,7 @@ def agentic_doc_to_text(
         episode.advance(Completion(text=reply))
     if episode.done:
         return None, None, True, [*outputs, episode_answer_text(episode.outcome())], None
-    images, text = flatten_conversation(episode.conversation().messages)
+    images, text = flatten_conversation(episode.request().messages)
     return images, text, False, outputs, {"episode": episode, "state": {"steps": len(episode.turns)}}
 
 

@@ -13,9 +13,12 @@ from pathlib import Path
 from vgau_data.integrations.lmms_eval import tasks_dir
 from vgau_data.integrations.lmms_eval.hooks import METRICS, OVERALL_METRICS
 from vgau_data.registry import FAMILIES
-from vgau_data.runners.protocols import INTERACTIVE, PROTOCOLS
+from vgau_data.integrations.prompts import is_interactive
 
 HOOKS = "vgau_data.integrations.lmms_eval.hooks"
+TASK_PROTOCOLS: tuple[str, ...] = ("direct", "text_cot", "oracle_gta", "oracle_vcot", "oracle_aug_vcot")
+"""The protocols shipped as lmms-eval tasks: those a plain vision-language model can run
+(issue 9); protocols that need the model to generate images are left to ``vgau-data run``."""
 MAX_NEW_TOKENS = 8192
 """The paper's generation budget, as in ``vgau-data run``."""
 MAX_AGENTIC_STEPS = 64
@@ -51,7 +54,7 @@ def base_template() -> str:
 
 
 def protocol_template(protocol: str) -> str:
-    interactive = protocol in INTERACTIVE
+    interactive = is_interactive(protocol)
     return (
         f"{HEADER}include: _vgau_base.yaml\n"
         f"output_type: {'generate_until_agentic' if interactive else 'generate_until'}\n"
@@ -78,7 +81,7 @@ def group_file(protocol: str) -> str:
 def task_files() -> dict[str, str]:
     """File name -> content of every file in the task folder."""
     files = {"_vgau_base.yaml": base_template()}
-    for protocol in PROTOCOLS:
+    for protocol in TASK_PROTOCOLS:
         files[f"_vgau_{protocol}.yaml"] = protocol_template(protocol)
         files[f"vgau_{protocol}.yaml"] = group_file(protocol)
         for family in FAMILIES:
@@ -88,7 +91,7 @@ def task_files() -> dict[str, str]:
 
 def task_names() -> list[str]:
     """Every task and group name the folder defines (groups first)."""
-    return [f"vgau_{p}" for p in PROTOCOLS] + [f"vgau_{f}_{p}" for p in PROTOCOLS for f in FAMILIES]
+    return [f"vgau_{p}" for p in TASK_PROTOCOLS] + [f"vgau_{f}_{p}" for p in TASK_PROTOCOLS for f in FAMILIES]
 
 
 def write_task_files(folder: str | Path) -> list[Path]:
