@@ -3,8 +3,9 @@
     python benchmarks/generate.py                              # all families, 20 seeds per bucket
     python benchmarks/generate.py --families maze sokoban --seeds 50
 
-Instance seeds come from ``vgau_data.seeding`` (master seed 0) exactly as the dataset
-builder derives them, so a bucket's instances are the ones a build would hold. Per bucket
+Instance seeds and slots (each row's length from the family's ``length_mix``) come from
+``vgau_data.builders.instances.RowTask`` (master seed 0) exactly as the dataset builder
+derives them, so a bucket's instances are the ones a build would hold. Per bucket
 it prints the mean and max seconds of ``generate`` + ``solve`` (what the builder pays per
 row; parking's ``generate`` already solves and caches) and the range of optimal lengths;
 per family, the milliseconds to render one board and the microseconds to replay one
@@ -18,9 +19,10 @@ import statistics
 import time
 from typing import Any
 
+from vgau_data.builders.instances import RowTask
 from vgau_data.puzzles.base import FamilySpec, Solution
 from vgau_data.registry import FAMILIES
-from vgau_data.seeding import instance_seed, rng_for
+from vgau_data.seeding import rng_for
 
 MASTER_SEED = 0
 REPLAY_ROUNDS = 20
@@ -32,9 +34,9 @@ def time_family(spec: FamilySpec, seeds: int) -> None:
     for difficulty in spec.buckets:
         seconds, lengths = [], []
         for index in range(seeds):
-            rng = rng_for(instance_seed(MASTER_SEED, spec.name, difficulty, index))
+            task = RowTask(spec.name, difficulty, index, MASTER_SEED)
             began = time.perf_counter()
-            state = spec.generate(difficulty, rng)
+            state = spec.generate(difficulty, rng_for(task.seed), task.slot)
             solution = spec.solve(state)
             seconds.append(time.perf_counter() - began)
             if solution is None:

@@ -2,7 +2,8 @@
 
 ``instance_seed(master, family, difficulty, index, attempt)`` mixes every coordinate
 through ``numpy.random.SeedSequence``, so neighbouring master seeds share no instances
-and a row's ``seed`` column regenerates that row alone.
+and a row's ``seed`` column, with the slot of its index (``FamilySpec.slot``), regenerates
+that row alone.
 """
 
 from __future__ import annotations

@@ -23,7 +23,12 @@ def broken(**changes: object):
     ("changes", "message"),
     [
         ({"replay": lambda state, answer: Replay(True, len(answer))}, "step-by-step"),
-        ({"generate": lambda difficulty, rng: MAZE.generate(difficulty, np.random.default_rng())}, "same seed"),
+        (
+            {"generate": lambda difficulty, rng, slot=None: MAZE.generate(difficulty, np.random.default_rng(), slot)},
+            "same seed",
+        ),
+        ({"generate": lambda difficulty, rng, slot=None: MAZE.generate(difficulty, rng)}, "generated for length"),
+        ({"length_mix": {**MAZE.length_mix, "easy": {1: 5, 7: 15}}}, "length_mix"),
         ({"solve": lambda state: None}, "no solution"),
         ({"format_answer": lambda answer: "<ANSWER_JSON>[]</ANSWER_JSON>"}, "answer text round trip"),
         ({"answer_payload": lambda answer: "[]"}, "payload round trip"),
@@ -33,7 +38,10 @@ def broken(**changes: object):
         ({"render": lambda state: MAZE.render(state).resize((10, 10))}, "render"),
         ({"buckets": {"easy": (1, 6), "medium": (6, 17), "hard": (18, 30)}}, "disjoint"),
     ],
-    ids=["replay", "generate", "solve", "format", "payload", "prompt", "step-ok", "step", "render", "buckets"],
+    ids=[
+        "replay", "generate", "slot", "length_mix", "solve", "format", "payload", "prompt", "step-ok", "step",
+        "render", "buckets",
+    ],  # fmt: skip
 )
 def test_check_family__names_what_is_broken(changes: dict, message: str | None) -> None:
     if message is None:  # a harmless change passes

@@ -14,8 +14,9 @@ from PIL import Image
 
 from vgau_data.errors import StateError
 from vgau_data.puzzles import maze
-from vgau_data.puzzles.base import AnswerError, Illegal, Replay
+from vgau_data.puzzles.base import BUCKET_SIZES, AnswerError, Illegal, Replay
 from vgau_data.puzzles.maze import MazeState, from_ascii
+from vgau_data.seeding import rng_for
 
 # Fixtures: S agent, G goal, * agent on goal, # wall, . open.
 CORRIDOR = (
@@ -249,6 +250,57 @@ def test_generate__open_cells_form_an_induced_tree(generated, difficulty: str) -
         assert all(brute_distance(MazeState(grid, state.start, cell)) is not None for cell in cells)
         assert count_simple_paths(state) == 1
         assert len(grid) == 10 and all(len(row) == 10 for row in grid)
+
+
+def test_generate__open_cells_keep_a_wall_border(generated) -> None:
+    for state in (s for states in generated.values() for s in states):
+        assert state.grid[0] == state.grid[9] == "#" * 10
+        assert all(row[0] == row[9] == "#" for row in state.grid)
+
+
+def test_count_simple_paths__matches_the_brute_force_count() -> None:
+    assert maze.count_simple_paths(from_ascii(["S..", "..G"]), limit=10) == count_simple_paths(
+        from_ascii(["S..", "..G"]), cap=10
+    )
+    assert maze.count_simple_paths(from_ascii(["S#G"])) == 0
+    tree = maze.generate("hard", np.random.default_rng(4))
+    assert maze.count_simple_paths(tree) == count_simple_paths(tree) == 1
+
+
+def _table_5_and_6(states: list[MazeState]) -> list[float]:
+    """Bucket means of walkable, branch, corridor; path nodes, branch and corridor on the path."""
+    rows = []
+    for state in states:
+        cells = {(r, c) for r in range(10) for c in range(10) if state.grid[r][c] == "."}
+        degree = {(r, c): sum(n in cells for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))) for r, c in cells}
+        route = [state.start]
+        for step in maze.solve(state).answer:
+            dr, dc = maze.DELTAS[step]
+            route.append((route[-1][0] + dr, route[-1][1] + dc))
+        rows.append([
+            len(cells), sum(d >= 3 for d in degree.values()), sum(d == 2 for d in degree.values()),
+            len(route), sum(degree[c] >= 3 for c in route), sum(degree[c] == 2 for c in route),
+        ])  # fmt: skip
+    return [sum(column) / len(rows) for column in zip(*rows)]
+
+
+@pytest.mark.parametrize("master_seed", [0, 1])
+def test_generate__a_build_meets_the_papers_tables_5_and_6(master_seed: int) -> None:
+    from vgau_data.builders.instances import RowTask
+
+    means = {}
+    for difficulty, count in BUCKET_SIZES.items():
+        tasks = [RowTask("maze", difficulty, index, master_seed) for index in range(count)]
+        states = [maze.generate(difficulty, rng_for(task.seed), task.slot) for task in tasks]
+        lengths = Counter(maze.solve(state).optimal_length for state in states)
+        assert lengths == Counter(maze.LENGTH_MIX[difficulty])  # the authors' histogram, row for row
+        means[difficulty] = _table_5_and_6(states)
+        paper = maze.PAPER_STRUCTURE[difficulty]
+        expected = [paper.walkable, paper.branch, paper.corridor, paper.path_nodes, paper.path_branch, paper.path_corridor]
+        for ours, theirs in zip(means[difficulty], expected):
+            assert abs(ours / theirs - 1) <= 0.15, (difficulty, means[difficulty], expected)
+    for easy, medium, hard in zip(means["easy"], means["medium"], means["hard"]):
+        assert easy < medium < hard
 
 
 def test_generate__no_shortcuts() -> None:

@@ -437,12 +437,6 @@ def test_solve__agrees_with_brute_force_on_generated_states(difficulty) -> None:
 # ---------------------------------------------------------------------------- generator
 
 
-def _blockers(state: ParkingState) -> int:
-    red = next(v for v in state.vehicles if v.id == "R")
-    corridor = {(state.exit_row, c) for c in range(red.col + red.length, 8)}
-    return sum(1 for v in state.vehicles if corridor & set(v.cells))
-
-
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_generate__optimum_in_bucket_and_solution_replays(difficulty, seed) -> None:
@@ -454,16 +448,13 @@ def test_generate__optimum_in_bucket_and_solution_replays(difficulty, seed) -> N
     result = parking.replay(state, solution.answer)
     assert result.feasible and result.length == solution.optimal_length
     assert len(parking.SPEC.trajectory(state, solution.answer)) == solution.optimal_length
-    # invariants: canonical, ids A.. (R apart) sorted, R horizontal on the exit row, structure filter
+    # invariants: canonical, ids A.. (R apart) sorted, R horizontal on the exit row
     assert parking.from_json(parking.to_json(state)) == state
     ids = [v.id for v in state.vehicles]
     assert ids == sorted(ids) and "R" in ids and len(ids) <= 26
     assert [i for i in ids if i != "R"] == list(parking.OTHER_IDS[: len(ids) - 1])
     red = next(v for v in state.vehicles if v.id == "R")
     assert (red.orientation, red.row, red.length) == ("h", state.exit_row, 2)
-    assert _blockers(state) >= parking.MIN_BLOCKERS[difficulty]
-    movers = {vid for vid, _ in solution.answer} - {"R"}
-    assert len(movers) >= parking.MIN_MOVERS[difficulty]
 
 
 def test_generate__varies_exit_rows_and_no_answer_fits_many_rows() -> None:

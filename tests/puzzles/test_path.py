@@ -253,7 +253,7 @@ def test_trajectory__marker_walks_the_true_path_whatever_the_answer() -> None:
 
 def random_tree_state(rng: np.random.Generator) -> PathState:
     """A random map built independently of the generator: a spanning-tree road, random marks."""
-    is_road = grids.grow_induced_tree(rng, limit=int(rng.integers(10, 101)))
+    is_road = grids.grow_tree(rng, [int(rng.integers(100))], int(rng.integers(10, 101)))
     grid = tuple("".join("." if is_road[r * 10 + c] else "#" for c in range(10)) for r in range(10))
     cells = [(r, c) for r in range(10) for c in range(10) if grid[r][c] == "."]
     picks = rng.choice(len(cells), size=min(7, len(cells)), replace=False)
@@ -314,7 +314,11 @@ def test_generate__optimum_in_bucket_and_invariants(generated, difficulty: str) 
 
 
 def test_generate__no_shortcuts() -> None:
-    states = [path.generate(d, np.random.default_rng(200 + i)) for d in ("medium", "hard") for i in range(40)]
+    states = [  # rows as a build makes them: slot i of each bucket
+        path.generate(d, np.random.default_rng(200 + i), path.SPEC.slot(d, i))
+        for d in ("medium", "hard")
+        for i in range(40)
+    ]
     answers = [path.solve(s).answer for s in states]
     assert Counter(answers).most_common(1)[0][1] <= 4
     multi = [a for a in answers if len(a) >= 2]

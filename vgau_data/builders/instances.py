@@ -1,10 +1,11 @@
 """Stratified, solver-verified instances and their dataset rows.
 
 A row is fully determined by ``(master_seed, family, difficulty, index, attempt)``:
-the seed is hashed from those coordinates, the family generates a state from it, the
-exhaustive solver re-derives the optimum (the generator's own bookkeeping is never
-trusted), and the renderer draws the images. ``attempt`` only moves past an instance
-that duplicates an earlier row.
+the seed is hashed from those coordinates, the index picks the row's slot (its exact
+optimum from the family's ``length_mix``, so a bucket's length histogram is the
+authors'), the family generates a state from both, the exhaustive solver re-derives
+the optimum (the generator's own bookkeeping is never trusted), and the renderer draws
+the images. ``attempt`` only moves past an instance that duplicates an earlier row.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from vgau_data.errors import GenerationError
 from vgau_data.oracle_aids import annotate, oracle_aug_states, oracle_states
 from vgau_data.oracle_aids.vr import oracle_vr
+from vgau_data.puzzles.base import Slot
 from vgau_data.registry import FAMILIES
 from vgau_data.rendering import ImageCodec, encode_image
 from vgau_data.seeding import instance_seed, rng_for
@@ -39,24 +41,26 @@ class RowTask:
     def seed(self) -> int:
         return instance_seed(self.master_seed, self.family, self.difficulty, self.index, self.attempt)
 
+    @property
+    def slot(self) -> Slot:
+        return FAMILIES[self.family].slot(self.difficulty, self.index)
 
-def generate_verified(family_name: str, difficulty: str, seed: int) -> tuple[Any, Any]:
-    """Generate the instance of ``seed`` and verify it with the exhaustive solver.
+
+def generate_verified(family_name: str, difficulty: str, seed: int, slot: Slot) -> tuple[Any, Any]:
+    """Generate the instance of ``seed`` for ``slot`` and verify it with the exhaustive solver.
 
     Returns ``(state, solution)``. Raises ``GenerationError`` when the generator's state
-    is unsolvable, off its bucket, or its solution does not replay: that is a generator
-    bug, never something to paper over with another seed.
+    is unsolvable, misses the slot's optimum, or its solution does not replay: that is a
+    generator bug, never something to paper over with another seed.
     """
     family = FAMILIES[family_name]
-    state = family.generate(difficulty, rng_for(seed))
+    state = family.generate(difficulty, rng_for(seed), slot)
     solution = family.solve(state)
     where = f"{family_name}/{difficulty} seed={seed}"
     if solution is None:
         raise GenerationError(f"{where}: generated state is unsolvable")
-    if family.bucket_of(solution.optimal_length) != difficulty:
-        raise GenerationError(
-            f"{where}: optimum {solution.optimal_length} is outside {difficulty} {family.buckets[difficulty]}"
-        )
+    if solution.optimal_length != slot.length or family.bucket_of(solution.optimal_length) != difficulty:
+        raise GenerationError(f"{where}: optimum {solution.optimal_length}, but the row's slot is {slot.length}")
     replayed = family.replay(state, solution.answer)
     if not (replayed.feasible and replayed.length == solution.optimal_length):
         raise GenerationError(f"{where}: solver answer does not replay ({replayed.error})")
@@ -84,7 +88,7 @@ def _image(image: Any, column: str) -> dict[str, Any]:
 
 def make_row(task: RowTask) -> dict[str, Any]:
     """Build one dataset row (SPEC §4 columns, images embedded as ``COLUMN_CODECS`` bytes)."""
-    state, solution = generate_verified(task.family, task.difficulty, task.seed)
+    state, solution = generate_verified(task.family, task.difficulty, task.seed, task.slot)
     return assemble_row(
         task.family, task.row_id, task.difficulty, state, solution.answer, solution.optimal_length, task.seed
     )

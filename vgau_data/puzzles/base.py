@@ -46,6 +46,7 @@ __all__ = [  # the shared vocabulary is defined in vgau_data.types; families imp
     "FamilySpec",
     "Illegal",
     "Replay",
+    "Slot",
     "Solution",
 ]
 
@@ -252,6 +253,62 @@ def pick_edits(options: Sequence[Sequence[CellEdit]], k: int, rng: np.random.Gen
     return chosen
 
 
+LengthMix = Mapping[str, Mapping[int, int]]
+"""Rows per optimal length in each bucket: ``{"easy": {1: 5, 2: 5, ...}, ...}``."""
+
+_GOLDEN = (5**0.5 - 1) / 2
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """What one row of a bucket is built to: its exact optimum and a stratifying quantile.
+
+    The builder gives row ``index`` the ``length`` its family's ``length_mix`` assigns to
+    that index, so a bucket's length histogram is the mix's; ``quantile`` (in [0, 1),
+    evenly spread over a bucket's rows) lets a generator stratify its other random choices
+    the same way (rounding targets up or down), which keeps a small bucket's averages
+    close to their expectation.
+    """
+
+    length: int
+    quantile: float
+
+
+def mix_order(counts: Mapping[int, int]) -> tuple[int, ...]:
+    """The lengths of one bucket's rows in build order: every prefix is close to the mix.
+
+    Each row takes the length furthest behind its share so far (shorter first on ties),
+    so a build of any size follows the histogram and the full bucket matches it exactly.
+
+    Example:
+        >>> mix_order({1: 1, 2: 1, 5: 2})
+        (5, 1, 2, 5)
+    """
+    total = sum(counts.values())
+    given = dict.fromkeys(counts, 0)
+    order = []
+    for i in range(total):
+        length = max(counts, key=lambda n: (counts[n] * (i + 1) / total - given[n], -n))
+        given[length] += 1
+        order.append(length)
+    return tuple(order)
+
+
+def draw_slot(mix: LengthMix, difficulty: str, rng: np.random.Generator) -> Slot:
+    """A slot drawn at random from ``mix[difficulty]`` (for ``generate`` called without one)."""
+    if difficulty not in mix:
+        raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(mix)}")
+    lengths = sorted(mix[difficulty])
+    total = sum(mix[difficulty].values())
+    length = lengths[int(rng.choice(len(lengths), p=[mix[difficulty][n] / total for n in lengths]))]
+    return Slot(length, float(rng.random()))
+
+
+def steps_are_the_answer(initial_state: Any, steps: Sequence[Any]) -> tuple[Any, ...]:
+    """``episode_answer`` of every family whose interactive steps are answer steps (all but path)."""
+    return tuple(steps)
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class FamilySpec:
     """One puzzle family, as the rest of the package sees it.
@@ -261,7 +318,10 @@ class FamilySpec:
         buckets: SPEC §2 ``optimal_length`` range per difficulty, inclusive.
         geometry: where the cells of the rendered board lie (shared by every state).
         from_json / to_json: the canonical ``state`` column.
-        generate: ``(difficulty, rng) -> state`` whose optimum lies in that bucket.
+        generate: ``(difficulty, rng, slot=None) -> state`` whose optimum is exactly
+            ``slot.length`` (a slot drawn from ``length_mix`` when None).
+        length_mix: the rows per optimal length of each bucket (the authors' histogram);
+            ``slot`` hands row ``index`` its length from it.
         solve: exhaustive optimal solver, ``state -> Solution`` (None if unsolvable).
         replay: ``(state, answer) -> Replay``, the scorer's fast path.
         render: ``state -> RGB PIL image`` of size ``geometry.size``, no grid, no labels.
@@ -318,7 +378,8 @@ class FamilySpec:
     geometry: BoardGeometry
     from_json: Callable[[str], Any]
     to_json: Callable[[Any], str]
-    generate: Callable[[str, np.random.Generator], Any]
+    generate: Callable[..., Any]
+    length_mix: LengthMix
     solve: Callable[[Any], Solution | None]
     replay: Callable[[Any, Sequence[Any]], Replay]
     render: Callable[[Any], Image.Image]
@@ -377,6 +438,17 @@ class FamilySpec:
                 raise ValueError(f"{self.name} state has no solution")
             answer = solution.answer
         return tuple(self.answer_steps(state, tuple(answer)))
+
+    def slot(self, difficulty: str, index: int) -> Slot:
+        """The slot of row ``index`` (0-based) of a bucket; the mix repeats past its total.
+
+        Example:
+            >>> from vgau_data.registry import get_family
+            >>> get_family("maze").slot("easy", 0).length in get_family("maze").length_mix["easy"]
+            True
+        """
+        order = mix_order(self.length_mix[difficulty])
+        return Slot(order[index % len(order)], (index * _GOLDEN) % 1.0)
 
     def bucket_of(self, optimal_length: int) -> str | None:
         """The difficulty whose range holds ``optimal_length``, or None for the gaps."""

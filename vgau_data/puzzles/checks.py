@@ -4,8 +4,10 @@ The tests run it once per family, and a new family's author can run it while wri
 one (``python -c "from vgau_data.puzzles.checks import check_family; ..."``). It
 generates a few instances per bucket and checks what the rest of the package relies on:
 
-- buckets are disjoint, ordered ranges; every generated state's true optimum lies in
-  its bucket, the same seed gives the same state and an unknown difficulty is refused;
+- buckets are disjoint, ordered ranges; the length mix has a bucket's rows (``BUCKET_SIZES``)
+  at lengths inside it; every generated state's true optimum lies in its bucket, a state
+  generated for a slot has exactly the slot's optimum, the same seed gives the same state
+  and an unknown difficulty is refused;
 - states round-trip through their canonical JSON;
 - the solver's answer replays feasibly at the optimal length, its trajectory ends in
   the goal, and the initial state is not already solved;
@@ -32,7 +34,7 @@ import numpy as np
 
 from vgau_data.errors import VgauError
 from vgau_data.puzzles import prompts
-from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec, replay_steps
+from vgau_data.puzzles.base import BUCKET_SIZES, DIFFICULTIES, FamilySpec, replay_steps
 from vgau_data.seeding import instance_seed, rng_for
 
 
@@ -57,6 +59,12 @@ def check_family(spec: FamilySpec, *, seed: int = 0, per_bucket: int = 2) -> Non
 
     _check_buckets(spec, expect)
     for difficulty in spec.buckets:
+        slot = spec.slot(difficulty, 0)
+        if spec.bucket_of(slot.length) == difficulty:  # else the length_mix check above reports it
+            state = spec.generate(difficulty, rng_for(instance_seed(seed, spec.name, difficulty, 0)), slot)
+            solution = spec.solve(state)
+            got = solution.optimal_length if solution else None
+            expect(got == slot.length, f"{spec.name}/{difficulty}: generated for length {slot.length}, optimum is {got}")
         for index in range(per_bucket):
             where = f"{spec.name}/{difficulty}/{index}"
             state = spec.generate(difficulty, rng_for(instance_seed(seed, spec.name, difficulty, index)))
@@ -78,6 +86,13 @@ def _check_buckets(spec: FamilySpec, expect: Any) -> None:
     expect(list(spec.buckets) == list(DIFFICULTIES), f"{spec.name}: buckets must be easy, medium, hard in order")
     expect(all(1 <= low <= high for low, high in ranges), f"{spec.name}: bucket ranges must be 1 <= low <= high")
     expect(all(a[1] < b[0] for a, b in zip(ranges, ranges[1:])), f"{spec.name}: bucket ranges must rise, disjoint")
+    expect(list(spec.length_mix) == list(DIFFICULTIES), f"{spec.name}: length_mix must cover easy, medium, hard")
+    for difficulty, mix in spec.length_mix.items():
+        low, high = spec.buckets.get(difficulty, (1, 0))
+        expect(
+            sum(mix.values()) == BUCKET_SIZES.get(difficulty) and all(low <= n <= high and k > 0 for n, k in mix.items()),
+            f"{spec.name}: length_mix[{difficulty!r}] must hold {BUCKET_SIZES.get(difficulty)} rows at lengths {low}-{high}",
+        )
 
 
 def _check_instance(spec: FamilySpec, state: Any, where: str, rng: np.random.Generator, expect: Any) -> None:

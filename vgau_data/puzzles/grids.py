@@ -16,8 +16,8 @@ Direction-list answers:
 
 Grid helpers:
     ``load_state_object``, ``grid_from_json`` and ``cell_from_json`` validate state JSON
-    (raising ``StateError``); ``NEIGHBOURS`` and ``grow_induced_tree`` work on flat cell
-    indices ``r*10+c``; ``cells_image`` draws the cell area.
+    (raising ``StateError``); ``NEIGHBOURS``, ``induced_path`` and ``grow_tree`` work on
+    flat cell indices ``r*10+c``; ``cells_image`` draws the cell area.
 """
 
 from __future__ import annotations
@@ -199,39 +199,108 @@ def cell_from_json(value: object, name: str, grid: tuple[str, ...]) -> Cell:
 # --------------------------------------------------------------------------- generator
 
 
-def grow_induced_tree(rng: np.random.Generator, seed_cells: Sequence[int] = (), limit: int = SIZE * SIZE) -> bytearray:
-    """Grow an induced tree of open cells on the 10x10 board (flat indices ``r*10+c``).
+EVERYWHERE: Final = bytes([1]) * (SIZE * SIZE)
+"""Cell mask of the whole board (flat indices ``r*10+c``)."""
+INTERIOR: Final = bytes(int(0 < r < SIZE - 1 and 0 < c < SIZE - 1) for r in range(SIZE) for c in range(SIZE))
+"""Cell mask of rows and columns 1-8: open cells there leave a wall border, as the authors' mazes."""
 
-    Starts from ``seed_cells`` (which must already form an induced tree; a random cell
-    when empty) and keeps opening random wall cells that touch exactly one open cell,
-    until none is left or ``limit`` cells are open. Every open cell set it returns is
-    connected and acyclic, with no 2x2 block. Shared with the path family.
+
+def induced_path(
+    rng: np.random.Generator,
+    moves: int,
+    inside: bytes = EVERYWHERE,
+    *,
+    progress: float = 0.0,
+    turn: float = 0.0,
+    budget: int = 4000,
+) -> list[int] | None:
+    """A random simple path of ``moves`` moves by randomized depth-first search, or None.
+
+    Cells are flat indices inside the ``inside`` mask. Each new cell touches no path cell
+    but its predecessor (an *induced* path), so growing leaves around it later can never
+    shorten or duplicate it. The search tries a cell's neighbours in random order, shifted
+    towards those leading away from the start (``progress``) and those that turn
+    (``turn``): each adds its weight to a uniform [0, 1) key. It backtracks out of dead
+    ends and gives up (None) after ``budget`` steps; callers draw a new start then.
+    """
+    cells = [i for i in range(SIZE * SIZE) if inside[i]]
+    start = cells[int(rng.integers(len(cells)))]
+    row, col = divmod(start, SIZE)
+
+    def order(cell: int, previous: int | None) -> list[int]:
+        """``cell``'s neighbours inside the mask, the one to try first last."""
+        here = abs(cell // SIZE - row) + abs(cell % SIZE - col)
+        options = [nb for nb in NEIGHBOURS[cell] if inside[nb]]
+        keys = rng.random(len(options)).tolist()
+        for k, nb in enumerate(options):
+            keys[k] += progress * (abs(nb // SIZE - row) + abs(nb % SIZE - col) > here)
+            keys[k] += turn * (previous is not None and nb - cell != cell - previous)
+        return [nb for _, nb in sorted(zip(keys, options))]
+
+    on_path = bytearray(SIZE * SIZE)
+    on_path[start] = 1
+    path = [start]
+    options = [order(start, None)]
+    for _ in range(budget):
+        if len(path) == moves + 1:
+            return path
+        if not options[-1]:
+            on_path[path.pop()] = 0
+            options.pop()
+            if not path:
+                return None
+            continue
+        cell = options[-1].pop()
+        if on_path[cell] or sum(on_path[nb] for nb in NEIGHBOURS[cell]) != 1:
+            continue
+        on_path[cell] = 1
+        path.append(cell)
+        options.append(order(cell, path[-2]))
+    return path if len(path) == moves + 1 else None
+
+
+def grow_tree(
+    rng: np.random.Generator,
+    seed_cells: Sequence[int],
+    size: int,
+    inside: bytes = EVERYWHERE,
+    corridor_weight: float = 1.0,
+) -> bytearray:
+    """Grow the open cells ``seed_cells`` (an induced tree) by leaf cells until ``size`` are open.
+
+    A leaf cell is a closed cell inside ``inside`` that touches exactly one open cell, so
+    the open cells stay an induced tree (connected, acyclic: one simple path between any
+    two). Each step picks the cell to sprout from uniformly among the open cells that have
+    a leaf cell next to them, a corridor cell (two open neighbours) counting
+    ``corridor_weight`` times, then one of its leaf cells. Stops early when no leaf cell
+    is left. Returns the open-cell mask (flat indices ``r*10+c``).
     """
     is_open = bytearray(SIZE * SIZE)
     touching = bytearray(SIZE * SIZE)  # open neighbours of each cell
-    seeds = list(seed_cells) or [int(rng.integers(SIZE * SIZE))]
-    for cell in seeds:
+    opened = list(seed_cells)
+    for cell in opened:
         is_open[cell] = 1
         for nb in NEIGHBOURS[cell]:
             touching[nb] += 1
-    frontier = [i for i in range(SIZE * SIZE) if not is_open[i] and touching[i] == 1]
-    draws = rng.random(SIZE * SIZE + len(frontier)).tolist()  # one per pop; each cell joins once
-    n_open = len(seeds)
-    k = 0
-    while frontier and n_open < limit:
-        index = int(draws[k] * len(frontier))
-        k += 1
-        cell = frontier[index]
-        frontier[index] = frontier[-1]
-        frontier.pop()
-        if touching[cell] != 1:
-            continue
+    while len(opened) < size:
+        sprouts, weights = [], []
+        for cell in opened:
+            spots = [nb for nb in NEIGHBOURS[cell] if inside[nb] and not is_open[nb] and touching[nb] == 1]
+            if spots:
+                sprouts.append(spots)
+                weights.append(corridor_weight if touching[cell] == 2 else 1.0)
+        if not sprouts:
+            break
+        pick = rng.random() * sum(weights)
+        k = 0
+        while k < len(weights) - 1 and pick >= weights[k]:
+            pick -= weights[k]
+            k += 1
+        cell = sprouts[k][int(rng.integers(len(sprouts[k])))]
         is_open[cell] = 1
-        n_open += 1
+        opened.append(cell)
         for nb in NEIGHBOURS[cell]:
             touching[nb] += 1
-            if touching[nb] == 1 and not is_open[nb]:
-                frontier.append(nb)
     return is_open
 
 

@@ -53,8 +53,10 @@ from vgau_data.puzzles.base import (
     FamilySpec,
     Illegal,
     Replay,
+    Slot,
     Solution,
     canonical_json,
+    draw_slot,
     parse_direction,
     replay_steps,
 )
@@ -68,6 +70,12 @@ GOAL: Final[Cell] = (4, 2)
 _GOAL_INDEX: Final = GOAL[0] * SIZE + GOAL[1]
 
 BUCKETS: Final = {"easy": (1, 4), "medium": (6, 10), "hard": (15, 20)}
+LENGTH_MIX: Final[dict[str, dict[int, int]]] = {
+    "easy": {1: 5, 2: 5, 3: 5, 4: 5},
+    "medium": {6: 6, 7: 6, 8: 6, 9: 6, 10: 6},
+    "hard": {15: 9, 16: 9, 17: 8, 18: 8, 19: 8, 20: 8},
+}
+"""Rows per optimum in the authors' 100 published instances (their ``optimal_steps``, counted once)."""
 
 KINDS: Final = ("target", "vertical", "horizontal", "single")
 """Block kinds in canonical order (the order of ``to_json``'s block list)."""
@@ -100,8 +108,13 @@ BLOCK_INSET: Final = 5
 """Pixels between a block's drawn rectangle and its cells' edges (so neighbours show a gap)."""
 
 _EASY_RADIUS: Final = 6
+TOP_VERTICALS: Final = 6
+"""Vertical blocks a generated board starts with in rows 0-1 (the authors' boards have 5.6-6 there)."""
+TRIM_SLACK: Final = 3
+"""A random board whose optimum is up to this much longer than wanted is walked along its
+optimal solution until exactly the wanted number of moves is left."""
 _START_TARGETS: Final = {
-    "medium": ((3, 2), (4, 1), (4, 3)),
+    "medium": ((3, 1), (3, 2), (4, 1), (4, 3)),
     "hard": ((2, 2), (3, 1), (3, 2), (3, 3), (4, 0), (4, 1), (4, 3), (4, 4)),
 }
 """Target top-left cells whose random tilings often have an optimum in the bucket
@@ -505,12 +518,16 @@ def solve(state: KlotskiState) -> Solution | None:
 
 
 def _random_tiling(target: Cell, rng: np.random.Generator) -> str | None:
-    """A random board with the target at ``target``, or None when the dominoes jam."""
+    """A random board laid out like the authors': six vertical blocks fill rows 0-1, the
+    target sits at ``target`` and the other blocks fill rows 2-5 at random (None when the
+    dominoes jam)."""
     chars = [""] * (SIZE * SIZE)
+    for col in range(TOP_VERTICALS):
+        chars[col], chars[SIZE + col] = "v", "w"
     index = target[0] * SIZE + target[1]
     for offset, code in zip((0, 1, SIZE, SIZE + 1), "ABCD"):
         chars[index + offset] = code
-    order = ["v"] * INVENTORY["vertical"] + ["h"] * INVENTORY["horizontal"]
+    order = ["v"] * (INVENTORY["vertical"] - TOP_VERTICALS) + ["h"] * INVENTORY["horizontal"]
     for slot in rng.permutation(len(order)):
         if order[slot] == "v":
             spots = [i for i in range(SIZE * (SIZE - 1)) if not chars[i] and not chars[i + SIZE]]
@@ -530,10 +547,9 @@ def _random_tiling(target: Cell, rng: np.random.Generator) -> str | None:
     return "".join(chars)
 
 
-def _generate_easy(rng: np.random.Generator, low: int, high: int) -> KlotskiState:
+def _generate_easy(rng: np.random.Generator, want: int, high: int) -> KlotskiState:
     """Walk backward from a random goal tiling: a BFS ball of slides around it holds boards
-    whose target has moved; keep one whose exact optimum is the drawn length."""
-    want = int(rng.integers(low, high + 1))
+    whose target has moved; keep one whose exact optimum is ``want``."""
     for _ in range(_MAX_ATTEMPTS["easy"]):
         goal = _random_tiling(GOAL, rng)
         if goal is None:
@@ -558,7 +574,7 @@ def _generate_easy(rng: np.random.Generator, low: int, high: int) -> KlotskiStat
     raise GenerationError(f"klotski/easy: no board of length {want} in {_MAX_ATTEMPTS['easy']} goal tilings")
 
 
-def generate(difficulty: str, rng: np.random.Generator) -> KlotskiState:
+def generate(difficulty: str, rng: np.random.Generator, slot: Slot | None = None) -> KlotskiState:
     """A random board whose BFS optimum lies in ``BUCKETS[difficulty]``.
 
     Deterministic for a given ``rng`` state.
@@ -574,17 +590,21 @@ def generate(difficulty: str, rng: np.random.Generator) -> KlotskiState:
     """
     if difficulty not in BUCKETS:
         raise ValueError(f"klotski difficulty must be one of {list(BUCKETS)}, got {difficulty!r}")
+    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
     low, high = BUCKETS[difficulty]
+    if not low <= slot.length <= high:
+        raise ValueError(f"klotski/{difficulty}: length {slot.length} is outside {low}-{high}")
     if difficulty == "easy":
-        return _generate_easy(rng, low, high)
+        return _generate_easy(rng, slot.length, high)
     starts = _START_TARGETS[difficulty]
+    depth = min(high, slot.length + TRIM_SLACK)
     for _ in range(_MAX_ATTEMPTS[difficulty]):
         board = _random_tiling(starts[int(rng.integers(len(starts)))], rng)
         if board is None:
             continue
-        path = _search(board, high)
-        if path is not None and len(path) - 1 >= low:
-            return KlotskiState(board)
+        path = _search(board, depth)
+        if path is not None and len(path) - 1 >= slot.length:
+            return KlotskiState(path[len(path) - 1 - slot.length])
     raise GenerationError(f"klotski/{difficulty}: no board in {_MAX_ATTEMPTS[difficulty]} attempts")
 
 
@@ -852,6 +872,7 @@ SPEC = FamilySpec(
     from_json=from_json,
     to_json=to_json,
     generate=generate,
+    length_mix=LENGTH_MIX,
     solve=solve,
     replay=replay,
     render=render,

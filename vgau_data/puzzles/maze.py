@@ -4,6 +4,8 @@ Board:
     10x10 cells, each a wall (``#``, drawn dark) or open (``.``, drawn off-white). The
     agent is a blue square (its cell is ``start``), the goal a green hollow square. The
     open cells form an induced tree, so the path between any two open cells is unique.
+    Generated mazes keep open cells in rows and columns 1-8 (a wall border), as the
+    authors' do; states read from JSON may use the whole board.
 
 Step:
     One orthogonal move of the agent: ``"up"``, ``"down"``, ``"left"`` or ``"right"``.
@@ -46,14 +48,17 @@ from vgau_data.puzzles.base import (
     Illegal,
     Replay,
     Sketch,
+    Slot,
     Solution,
     canonical_json,
+    draw_slot,
     pick_edits,
     walk,
 )
 from vgau_data.puzzles.grids import (
     DIRECTION_TAG,
     GEOMETRY,
+    INTERIOR,
     MOVE_SENTENCE_FORMAT,
     NEIGHBOURS,
     OPEN,
@@ -65,7 +70,8 @@ from vgau_data.puzzles.grids import (
     format_direction_answer,
     format_move_sentence,
     grid_from_json,
-    grow_induced_tree,
+    grow_tree,
+    induced_path,
     load_state_object,
     parse_direction_answer,
     parse_move_sentence,
@@ -76,9 +82,6 @@ from vgau_data.rendering import new_board
 # --------------------------------------------------------------------------- constants
 
 BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 6), "medium": (7, 17), "hard": (18, 30)}
-MAX_ATTEMPTS: Final = 500
-"""Trees tried per instance; a 30-move maze needs about 10 on average, 30 at worst in 300."""
-STARTS_PER_TREE: Final = 8
 
 WALL_RGB: Final = (36, 40, 48)
 OPEN_RGB: Final = (244, 240, 230)
@@ -262,50 +265,173 @@ def solve(state: MazeState) -> Solution | None:
 # --------------------------------------------------------------------------- generator
 
 
-def generate(difficulty: str, rng: np.random.Generator) -> MazeState:
-    """A maze whose start-goal distance lies in ``BUCKETS[difficulty]``.
+@dataclass(frozen=True, slots=True)
+class MazeStructure:
+    """Table 5 / Table 6 of the paper: a maze's structure and its solution path's.
 
-    Draws the distance uniformly from the bucket, grows a maximal induced tree of open
-    cells (a wall cell opens only while it touches exactly one open cell), picks a random
-    start and draws the goal from that start's BFS layer at the drawn distance; a start
-    without such a layer is redrawn (up to 8 per tree), then the tree. Drawing the
-    distance first keeps lengths uniform inside the bucket (taking any layer in range
-    piles hard mazes up at 18-20).
+    ``branch`` cells have three or more open neighbours, ``corridor`` cells exactly two;
+    the ``path_*`` counts are over the start-goal path, both ends included.
+    """
+
+    walkable: float
+    branch: float
+    corridor: float
+    path_nodes: float
+    path_branch: float
+    path_corridor: float
+
+
+PAPER_STRUCTURE: Final[dict[str, MazeStructure]] = {
+    "easy": MazeStructure(20.30, 4.25, 9.35, 4.10, 1.55, 2.00),
+    "medium": MazeStructure(30.10, 5.83, 16.07, 13.27, 3.70, 8.97),
+    "hard": MazeStructure(39.12, 6.98, 22.76, 24.64, 6.00, 18.00),
+}
+"""The paper's Tables 5 and 6 (bucket means); the generator aims at their proportions."""
+LENGTH_MIX: Final[dict[str, dict[int, int]]] = {
+    "easy": {1: 5, 2: 5, 3: 3, 5: 4, 6: 3},
+    "medium": {7: 3, 8: 1, 9: 6, 12: 3, 13: 5, 14: 3, 15: 4, 16: 3, 17: 2},
+    "hard": {18: 6, 19: 1, 20: 6, 21: 1, 22: 2, 23: 3, 25: 14, 26: 10, 27: 5, 28: 2},
+}
+"""Rows per path length in the authors' 100 published mazes (their ``steps``, counted once)."""
+OPEN_CELLS: Final[dict[str, tuple[int, int]]] = {"easy": (16, 24), "medium": (25, 35), "hard": (35, 43)}
+"""Range of open cells the tree grows to, per bucket (the authors' mazes span 15-24, 24-36, 36-43)."""
+CORRIDOR_SPROUT_WEIGHT: Final = 1.5
+"""Odds of a corridor cell sprouting the next leaf, relative to any other open cell.
+
+Uniform sprouting (1.0) leaves hard mazes about 10% short of the paper's branch counts;
+1.5 puts every Table 5/6 figure within a few percent of the paper in expectation."""
+CANDIDATES: Final = 12
+"""Mazes drawn per row; the one nearest the paper's proportions for its length and size is kept."""
+MAX_DFS_TRIES: Final = 200
+
+
+def generate(difficulty: str, rng: np.random.Generator, slot: Slot | None = None) -> MazeState:
+    """A maze whose start-goal distance is ``slot.length`` (appendix A.1.1's construction).
+
+    Per candidate: a simple path of that length by randomized DFS (open cells only in rows
+    and columns 1-8), grown by leaf cells (``grids.grow_tree``) to a size drawn from
+    ``OPEN_CELLS``; the open cells form a tree, so every pair of cells has one simple path.
+    Start and goal are then drawn among all ordered pairs at the target distance (the DFS
+    path guarantees one), so their ends are as often dead ends as any cell. Of
+    ``CANDIDATES`` such mazes the one whose branch and corridor counts, overall and on the
+    path, lie nearest the paper's Table 5/6 proportions is kept; the targets are rounded
+    up or down by ``slot.quantile``, so a bucket's means land on the paper's. The result
+    is checked by BFS and by counting simple paths (exactly one).
 
     Raises:
-        GenerationError: no tree offered a goal at the distance within the attempt budget.
+        ValueError: unknown difficulty, or a slot length outside the bucket.
+        GenerationError: the DFS found no path (never seen) or the checks failed (a bug).
     """
     if difficulty not in BUCKETS:
         raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
+    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
     low, high = BUCKETS[difficulty]
-    distance = int(rng.integers(low, high + 1))
-    for _ in range(MAX_ATTEMPTS):
-        is_open = grow_induced_tree(rng)
-        cells = [i for i in range(SIZE * SIZE) if is_open[i]]
-        for _ in range(STARTS_PER_TREE):
-            start = cells[int(rng.integers(len(cells)))]
-            dist = _distances(is_open, start)
-            layer = [cell for cell in cells if dist[cell] == distance]
-            if layer:
-                goal = layer[int(rng.integers(len(layer)))]
-                grid = tuple(
-                    "".join(OPEN if is_open[r * SIZE + c] else WALL for c in range(SIZE)) for r in range(SIZE)
-                )
-                return MazeState(grid, divmod(start, SIZE), divmod(goal, SIZE))
-    raise GenerationError(f"maze/{difficulty}: no goal at distance {distance} in {MAX_ATTEMPTS} trees")
+    if not low <= slot.length <= high:
+        raise ValueError(f"maze/{difficulty}: length {slot.length} is outside {low}-{high}")
+    candidates = [_candidate(difficulty, slot, rng) for _ in range(CANDIDATES)]
+    _, is_open, route = min(candidates, key=lambda candidate: candidate[0])  # the first of the nearest
+    grid = tuple("".join(OPEN if is_open[r * SIZE + c] else WALL for c in range(SIZE)) for r in range(SIZE))
+    state = MazeState(grid, divmod(route[0], SIZE), divmod(route[-1], SIZE))
+    if _distances(is_open, route[0])[route[-1]] != slot.length or count_simple_paths(state, limit=2) != 1:
+        raise GenerationError(f"maze/{difficulty}: the maze fails its BFS or unique-path check: {to_json(state)}")
+    return state
 
 
-def _distances(is_open: bytearray, source: int) -> list[int]:
-    dist = [-1] * (SIZE * SIZE)
-    dist[source] = 0
+def _candidate(difficulty: str, slot: Slot, rng: np.random.Generator) -> tuple[int, bytearray, list[int]]:
+    """One maze for ``slot`` and how far its four counts are from the paper's proportions."""
+    paper = PAPER_STRUCTURE[difficulty]
+    size = int(rng.integers(OPEN_CELLS[difficulty][0], OPEN_CELLS[difficulty][1] + 1))
+    is_open = grow_tree(rng, _dfs_path(slot.length, rng, difficulty), size, INTERIOR, CORRIDOR_SPROUT_WEIGHT)
+    route = _route_at_distance(is_open, slot.length, rng)
+    degree = [sum(is_open[nb] for nb in NEIGHBOURS[i]) if is_open[i] else 0 for i in range(SIZE * SIZE)]
+    cells, nodes = sum(is_open), len(route)
+    targets_and_counts = (
+        (paper.branch / paper.walkable * cells, sum(d >= 3 for d in degree)),
+        (paper.corridor / paper.walkable * cells, degree.count(2)),
+        (paper.path_branch / paper.path_nodes * nodes, sum(degree[i] >= 3 for i in route)),
+        (paper.path_corridor / paper.path_nodes * nodes, sum(degree[i] == 2 for i in route)),
+    )
+    miss = sum(  # each target rounded down or up by the slot's quantile (offset per count)
+        abs(count - int(target + (slot.quantile + k / 4) % 1.0))
+        for k, (target, count) in enumerate(targets_and_counts)
+    )
+    return miss, is_open, route
+
+
+def _dfs_path(moves: int, rng: np.random.Generator, difficulty: str) -> list[int]:
+    for _ in range(MAX_DFS_TRIES):
+        path = induced_path(rng, moves, INTERIOR)
+        if path is not None:
+            return path
+    raise GenerationError(f"maze/{difficulty}: no {moves}-move path in {MAX_DFS_TRIES} depth-first searches")
+
+
+def _route_at_distance(is_open: bytearray, distance: int, rng: np.random.Generator) -> list[int]:
+    """The cells from start to goal of a uniformly drawn ordered pair at ``distance`` in the tree."""
+    cells = [i for i in range(SIZE * SIZE) if is_open[i]]
+    pairs = [(source, cell) for source in cells for cell, d in _distances(is_open, source).items() if d == distance]
+    source, goal = pairs[int(rng.integers(len(pairs)))]
+    parent = _parents(is_open, source)
+    route = [goal]
+    while route[-1] != source:
+        route.append(parent[route[-1]])
+    return route[::-1]
+
+
+def _parents(is_open: bytearray, source: int) -> dict[int, int]:
+    parent = {source: source}
+    queue = [source]
+    for cell in queue:
+        for nb in NEIGHBOURS[cell]:
+            if is_open[nb] and nb not in parent:
+                parent[nb] = cell
+                queue.append(nb)
+    return parent
+
+
+def _distances(is_open: bytearray, source: int) -> dict[int, int]:
+    dist = {source: 0}
     queue = [source]
     for cell in queue:
         d = dist[cell] + 1
         for nb in NEIGHBOURS[cell]:
-            if is_open[nb] and dist[nb] < 0:
+            if is_open[nb] and nb not in dist:
                 dist[nb] = d
                 queue.append(nb)
     return dist
+
+
+def count_simple_paths(state: MazeState, limit: int = 2) -> int:
+    """Simple paths from start to goal, counted by depth-first search up to ``limit``.
+
+    The generator's uniqueness check (the paper counts them explicitly): its mazes are
+    trees, so the answer is 1 and the search visits each open cell once.
+
+    Example:
+        >>> count_simple_paths(from_ascii(["S..", "..G"]))
+        2
+    """
+    grid = state.grid
+    rows, cols = len(grid), len(grid[0])
+    found = 0
+    on_path = {state.start}
+    stack = [(state.start, iter(DIRECTIONS))]
+    while stack and found < limit:
+        cell, moves = stack[-1]
+        step = next(moves, None)
+        if step is None:
+            on_path.discard(cell)
+            stack.pop()
+            continue
+        r, c = cell[0] + DELTAS[step][0], cell[1] + DELTAS[step][1]
+        if not (0 <= r < rows and 0 <= c < cols) or grid[r][c] == WALL or (r, c) in on_path:
+            continue
+        if (r, c) == state.goal:
+            found += 1
+            continue
+        on_path.add((r, c))
+        stack.append(((r, c), iter(DIRECTIONS)))
+    return found
 
 
 # --------------------------------------------------------------------------- renderer
@@ -433,6 +559,7 @@ SPEC = FamilySpec(
     from_json=from_json,
     to_json=to_json,
     generate=generate,
+    length_mix=LENGTH_MIX,
     solve=solve,
     replay=replay,
     render=render,

@@ -54,8 +54,10 @@ from vgau_data.puzzles.base import (
     Illegal,
     Replay,
     Sketch,
+    Slot,
     Solution,
     canonical_json,
+    draw_slot,
     pick_edits,
     walk,
 )
@@ -67,6 +69,19 @@ from vgau_data.puzzles.prompts import FamilyPrompts
 NAME: Final = "onet"
 SIZE: Final = 6
 BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (4, 6), "medium": (7, 10), "hard": (12, 16)}
+LENGTH_MIX: Final[dict[str, dict[int, int]]] = {
+    "easy": {4: 7, 5: 7, 6: 6},
+    "medium": {7: 10, 8: 6, 9: 7, 10: 7},
+    "hard": {12: 15, 13: 5, 14: 13, 15: 11, 16: 6},
+}
+"""Rows per pairs in the authors' 100 published instances (their ``one_solution_steps``, counted once)."""
+ADJACENT_SHARE: Final[dict[str, float]] = {"easy": 0.58, "medium": 0.0, "hard": 0.055}
+"""Share of a bucket's pairs placed side by side (the authors': 2.85 of 4.95, 0 of 8.37, 0.76 of 13.76)."""
+REMOVABLE_SHARE: Final[dict[str, float]] = {"easy": 0.99, "medium": 0.62, "hard": 0.18}
+"""Share of the pairs removable on the full board (the authors': 4.9 of 4.95, 5.17 of 8.37, 2.48 of 13.76)."""
+EDGE_SHARE: Final[dict[str, float]] = {"easy": 0.5, "medium": 0.48, "hard": 0.57}
+"""Share of the tiles on the board's outer ring (the authors': 5.0 of 9.9, 7.97 of 16.7, 15.56 of 27.5)."""
+BOARD_CANDIDATES: Final = 8
 MAX_ANSWER_STEPS: Final = 1000
 """Longer parsed answers are ``bad_format`` (an honest answer has at most 18 steps)."""
 
@@ -335,6 +350,17 @@ def _pairs(flat: list[str | None]) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
+def removable_pairs(state: OnetState) -> list[Step]:
+    """The pairs that could be removed first, ordered by their first cell.
+
+    Example:
+        >>> removable_pairs(from_ascii(["AB.A..", "B.....", *["......"] * 4]))
+        [((0, 1), (1, 0))]
+    """
+    flat, occupied = _flatten(state)
+    return [(divmod(i, SIZE), divmod(j, SIZE)) for i, j in _pairs(flat) if _connectable(occupied, i, j)]
+
+
 def solve(state: OnetState) -> Solution | None:
     """Clear the board greedily; None when it cannot be cleared.
 
@@ -370,49 +396,44 @@ def solve(state: OnetState) -> Solution | None:
 # --------------------------------------------------------------------------- generator
 
 
-def _neighbours(i: int) -> frozenset[int]:
+def _neighbours(i: int) -> tuple[int, ...]:
     r, c = divmod(i, SIZE)
     near = ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-    return frozenset(nr * SIZE + nc for nr, nc in near if 0 <= nr < SIZE and 0 <= nc < SIZE)
+    return tuple(nr * SIZE + nc for nr, nc in near if 0 <= nr < SIZE and 0 <= nc < SIZE)
 
 
 _NEIGHBOURS: Final = tuple(_neighbours(i) for i in range(SIZE * SIZE))
 """Flat indices of the cells touching each cell."""
 
 
-def _place_pairs(n_pairs: int, rng: np.random.Generator) -> list[tuple[int, int]] | None:
-    """Cells of ``n_pairs`` pairs in reverse removal order, or None if the board jams.
-
-    Each new pair is placed on two empty cells that are connectable given the pairs
-    already placed, i.e. given the tiles still on the board when it is removed.
-    """
-    # Crowded late placements favour touching pairs (30% of hard pairs with no correction);
-    # skipping touching partners with this probability keeps the rate near the ~10% of
-    # random solvable boards in every bucket.
-    avoid_touching = min(1.0, max(0.0, (n_pairs - 5) / 7))
-    occupied = 0
-    placed: list[tuple[int, int]] = []
-    for _ in range(n_pairs):
-        empty = [i for i in range(SIZE * SIZE) if not occupied & _BITS[i]]
-        for a in rng.permutation(empty).tolist():
-            partners = [b for b in empty if b != a and _connectable(occupied, a, b)]
-            if rng.random() < avoid_touching:
-                partners = [b for b in partners if b not in _NEIGHBOURS[a]] or partners
-            if partners:
-                b = partners[int(rng.integers(len(partners)))]
-                placed.append((a, b))
-                occupied |= _BITS[a] | _BITS[b]
-                break
+def _random_board(n_pairs: int, n_adjacent: int, rng: np.random.Generator) -> list[str | None] | None:
+    """``n_pairs`` fruits at random cells, exactly ``n_adjacent`` pairs side by side; None if it jams."""
+    fruits = [FRUITS[k] for k in rng.choice(len(FRUITS), size=n_pairs, replace=False).tolist()]
+    flat: list[str | None] = [None] * (SIZE * SIZE)
+    for number, fruit in enumerate(fruits):
+        empty = [i for i in range(SIZE * SIZE) if flat[i] is None]
+        if number < n_adjacent:
+            spots = [(a, b) for a in empty for b in _NEIGHBOURS[a] if a < b and flat[b] is None]
         else:
+            spots = [(a, b) for a in empty for b in empty if a < b and b not in _NEIGHBOURS[a]]
+        if not spots:
             return None
-    return placed
+        a, b = spots[int(rng.integers(len(spots)))]
+        flat[a] = flat[b] = fruit
+    return flat
 
 
-def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = 100) -> OnetState:
-    """A solvable board whose number of pairs lies in the ``difficulty`` bucket.
+def generate(
+    difficulty: str, rng: np.random.Generator, slot: Slot | None = None, *, max_attempts: int = 400
+) -> OnetState:
+    """A solvable board of ``slot.length`` pairs, built like the authors' (appendix A.1.5).
 
-    Pairs are placed in reverse removal order, each connectable at its removal time, so
-    the board is solvable by construction (``solve`` re-verifies it).
+    Candidate boards put the pairs on random cells, a bucket-dependent share of them side
+    by side (``ADJACENT_SHARE``: most easy pairs, no medium pair, few hard ones), and are
+    kept only if the solver clears them. Of ``BOARD_CANDIDATES`` solvable boards the one
+    nearest ``REMOVABLE_SHARE`` of the pairs removable at the start and ``EDGE_SHARE`` of
+    the tiles on the outer ring is returned; every target is rounded down or up by
+    ``slot.quantile``.
 
     Example:
         >>> state = generate("easy", np.random.default_rng(0))
@@ -421,18 +442,39 @@ def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = 1
     """
     if difficulty not in BUCKETS:
         raise ValueError(f"onet: unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
+    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
     low, high = BUCKETS[difficulty]
+    if not low <= slot.length <= high:
+        raise ValueError(f"onet/{difficulty}: {slot.length} pairs is outside {low}-{high}")
+    n_adjacent = int(ADJACENT_SHARE[difficulty] * slot.length + slot.quantile)
+    removable = int(REMOVABLE_SHARE[difficulty] * slot.length + (slot.quantile + 1 / 3) % 1.0)
+    on_edge = int(EDGE_SHARE[difficulty] * 2 * slot.length + (slot.quantile + 2 / 3) % 1.0)
+    boards: list[OnetState] = []
     for _ in range(max_attempts):
-        n_pairs = int(rng.integers(low, high + 1))
-        fruits = [FRUITS[k] for k in rng.choice(len(FRUITS), size=n_pairs, replace=False).tolist()]
-        placed = _place_pairs(n_pairs, rng)
-        if placed is None:
+        flat = _random_board(slot.length, n_adjacent, rng)
+        if flat is None:
             continue
-        flat: list[str | None] = [None] * (SIZE * SIZE)
-        for fruit, (a, b) in zip(fruits, placed):
-            flat[a] = flat[b] = fruit
-        return OnetState(tuple(tuple(flat[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)))
-    raise GenerationError(f"onet/{difficulty}: no board in {max_attempts} attempts")
+        state = OnetState(tuple(tuple(flat[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)))
+        if solve(state) is not None:
+            boards.append(state)
+            if len(boards) == BOARD_CANDIDATES:
+                break
+    if not boards:
+        raise GenerationError(f"onet/{difficulty}: no solvable board of {slot.length} pairs in {max_attempts} tries")
+
+    def miss(board: OnetState) -> int:
+        return 2 * abs(len(removable_pairs(board)) - removable) + abs(_edge_tiles(board) - on_edge)
+
+    return min(boards, key=miss)
+
+
+def _edge_tiles(state: OnetState) -> int:
+    last = SIZE - 1
+    return sum(
+        fruit is not None and (r in (0, last) or c in (0, last))
+        for r, row in enumerate(state.board)
+        for c, fruit in enumerate(row)
+    )
 
 
 # --------------------------------------------------------------------------- answers
@@ -646,6 +688,7 @@ SPEC = FamilySpec(
     from_json=from_json,
     to_json=to_json,
     generate=generate,
+    length_mix=LENGTH_MIX,
     solve=solve,
     replay=replay,
     render=render,

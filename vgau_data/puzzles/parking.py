@@ -17,12 +17,12 @@ Goal:
 Buckets:
     ``optimal_length`` (fewest single-cell slides) 1-5 easy, 8-16 medium, 18-34 hard.
     Generation pins ``R`` on the exit of a densely packed random board, lists the goal
-    positions the other vehicles reach with ``R`` parked there (small sets only), and runs
-    a retrograde BFS from them to a depth drawn in the bucket. A position from the deepest
-    layers that passes the structure filter (at least ``MIN_BLOCKERS`` vehicles in ``R``'s
-    corridor: 1/1/2, and an optimal answer that moves ``MIN_MOVERS`` other vehicles:
-    1/2/5) and whose optimum, by the independent forward BFS of ``solve``, lies in the
-    bucket is returned. ``solve`` is cached, so the builder's own call is free.
+    positions the other vehicles reach with ``R`` parked there (small sets only), runs a
+    retrograde BFS from them to just past the row's length, solves positions of the
+    deepest layers forward and walks one whose optimum is at least that length along its
+    optimal answer until exactly that length is left (see ``generate``). Boards are much
+    denser than the authors' (about 25 vehicles against their 6-13): their sparse boards
+    take the exhaustive solver seconds each, past the build's time budget.
 Answer:
     ``<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>``; the last tagged list
     wins; car ids are case-insensitive and directions may be ``u d l r``. One interactive
@@ -51,8 +51,10 @@ from vgau_data.puzzles.base import (
     FamilySpec,
     Illegal,
     Replay,
+    Slot,
     Solution,
     canonical_json,
+    draw_slot,
     parse_direction,
 )
 from vgau_data.puzzles.parking_render import GEOMETRY, render
@@ -72,16 +74,30 @@ from vgau_data.puzzles.prompts import FamilyPrompts
 
 NAME: Final = "parking"
 BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 5), "medium": (8, 16), "hard": (18, 34)}
+LENGTH_MIX: Final[dict[str, dict[int, int]]] = {
+    "easy": {1: 5, 2: 3, 3: 2, 4: 6, 5: 4},
+    "medium": {8: 7, 9: 3, 12: 8, 13: 6, 14: 2, 15: 3, 16: 1},
+    "hard": {18: 6, 19: 11, 20: 6, 21: 2, 22: 8, 23: 4, 24: 2, 25: 3, 27: 1, 28: 4, 31: 2, 34: 1},
+}
+"""Rows per optimum in the authors' 100 published instances (their ``optimal_steps``, counted once)."""
 RED: Final = "R"
 OTHER_IDS: Final = tuple(ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch != RED)
 """Names of the other vehicles, at most 25 of them."""
 MAX_ANSWER_STEPS: Final = 1000
 ANSWER_TAG: Final = "ANSWER_JSON"
 
-MIN_BLOCKERS: Final[dict[str, int]] = {"easy": 1, "medium": 1, "hard": 2}
-"""Fewest vehicles standing in ``R``'s corridor (exit row, right of ``R``) of a generated state."""
-MIN_MOVERS: Final[dict[str, int]] = {"easy": 1, "medium": 2, "hard": 5}
-"""Fewest distinct vehicles other than ``R`` that ``solve``'s optimal answer moves."""
+TRUCK_SHARE: Final[dict[str, float]] = {"easy": 0.28, "medium": 0.32, "hard": 0.42}
+"""Share of the other vehicles 3 cells long (the authors': 1.35 of 4.8, 2.73 of 8.47, 4.96 of 11.7)."""
+VERTICAL_SHARE: Final[dict[str, float]] = {"easy": 0.51, "medium": 0.65, "hard": 0.57}
+"""Share of the other vehicles that are vertical (the authors': 2.45 of 4.8, 5.47 of 8.47, 6.64 of 11.7)."""
+STRUCTURE: Final[dict[str, tuple[float, float, float]]] = {
+    "easy": (0.25, 0.25, 2.8),
+    "medium": (2.87, 4.1, 5.6),
+    "hard": (3.68, 8.12, 6.0),
+}
+"""The authors' means of vehicles in ``R``'s corridor, other vehicles an optimal answer
+moves, and ``R``'s distance to the exit: candidate positions nearest them (on the first
+and last, which need no search) are solved first."""
 MAX_ATTEMPTS: Final = 4000
 """Boards sampled per instance; a hard instance needs about 60 on average (300 at worst in 40)."""
 GOAL_CAP: Final = 150
@@ -90,7 +106,9 @@ goal sets make deep, narrow clusters, and dropping the rest early is the main sp
 CLUSTER_CAP: Final = 60_000
 """States a retrograde search may visit before it stops at the layers found so far."""
 CANDIDATES: Final = 6
-"""Positions of one retrograde layer tried against the structure filter."""
+"""Positions of one retrograde layer ordered by ``STRUCTURE`` and solved until one fits."""
+DEPTH_SLACK: Final = 2
+"""Retrograde layers explored beyond the wanted optimum (deeper ones cost more than they find)."""
 SOLVE_MAX_STATES: Final = 3_000_000
 """``solve`` gives up past this many states (only loose, hand-made boards get near it)."""
 
@@ -444,22 +462,24 @@ _PLACEMENTS: Final = tuple(
 """Every way to put one car on the empty board, with its cell mask."""
 
 
-def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = MAX_ATTEMPTS) -> ParkingState:
-    """An 8x8 board whose true optimum lies in ``difficulty``'s bucket.
+def generate(
+    difficulty: str, rng: np.random.Generator, slot: Slot | None = None, *, max_attempts: int = MAX_ATTEMPTS
+) -> ParkingState:
+    """An 8x8 board whose true optimum is exactly ``slot.length``.
 
     The exit row is drawn once, uniformly. Each attempt packs a board around ``R`` parked
-    on the exit (``_sample_board``), lists the goal positions the other cars reach with
-    ``R`` parked (dropping the board past ``GOAL_CAP``), and runs a retrograde BFS from
-    them up to a target depth drawn uniformly in the bucket. Up to ``CANDIDATES``
-    positions from each of the three deepest layers in the bucket, with at least
-    ``MIN_BLOCKERS`` cars in ``R``'s corridor, are solved forward by ``solve``; the first
-    whose optimum lies in the bucket and whose optimal answer moves at least
-    ``MIN_MOVERS`` cars besides ``R`` is returned. The stored optimum is always
-    ``solve``'s: the retrograde depth is only an upper bound, since goal positions that
-    need ``R`` to back out and return may lie beyond the explored layers.
+    on the exit (``_sample_board``; ``TRUCK_SHARE`` and ``VERTICAL_SHARE`` of the cars as
+    the authors'), lists the goal positions the other cars reach with ``R`` parked
+    (dropping the board past ``GOAL_CAP``) and scrambles backward: a retrograde BFS from
+    them. Up to ``CANDIDATES`` positions from each of the three deepest layers, those
+    nearest ``STRUCTURE`` first, are solved forward by ``solve``; the first whose optimum
+    ``d`` is at least the slot's length, walked ``d - length`` slides along its optimal
+    answer, is returned: its optimum is exactly the slot's. The retrograde depth is only
+    an upper bound (goal positions that need ``R`` to back out and return may lie beyond
+    the explored layers), which is why the forward solve decides.
 
     Raises:
-        ValueError: for an unknown difficulty.
+        ValueError: for an unknown difficulty or a slot length outside the bucket.
         GenerationError: when nothing fits in ``max_attempts`` boards.
 
     Example:
@@ -469,24 +489,29 @@ def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = M
     """
     if difficulty not in BUCKETS:
         raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
+    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
     low, high = BUCKETS[difficulty]
+    if not low <= slot.length <= high:
+        raise ValueError(f"parking/{difficulty}: length {slot.length} is outside {low}-{high}")
     exit_row = int(rng.integers(SIZE))  # uniform: edge rows would win more often per board
+    blockers, _, distance = STRUCTURE[difficulty]
+    wanted = (int(blockers + slot.quantile), int(distance + (slot.quantile + 0.5) % 1.0))
     for _ in range(max_attempts):
-        cars = _sample_board(exit_row, rng)
-        target = low + int(rng.integers(high - low + 1))
-        state = _from_cluster(exit_row, cars, difficulty, target, rng)
+        cars = _sample_board(exit_row, difficulty, rng)
+        state = _from_cluster(exit_row, cars, slot.length, min(high, slot.length + DEPTH_SLACK), wanted, rng)
         if state is not None:
             return state
-    raise GenerationError(f"parking/{difficulty}: no state in {low}-{high} in {max_attempts} boards")
+    raise GenerationError(f"parking/{difficulty}: no state of length {slot.length} in {max_attempts} boards")
 
 
-def _sample_board(exit_row: int, rng: np.random.Generator) -> list[Car]:
+def _sample_board(exit_row: int, difficulty: str, rng: np.random.Generator) -> list[Car]:
     """A dense random board with ``R`` (always ``cars[0]``) parked on the exit.
 
     The exit row holds ``R`` and one or two vertical cars crossing it; most often a
     vertical car waits just above or below each of the exit row's last two cells (they
     drop in behind ``R`` as it backs out). Every other row is packed with random cars
-    (40% vertical, 40% of length 3) until nothing fits or 25 others are placed.
+    (``VERTICAL_SHARE`` vertical, ``TRUCK_SHARE`` of length 3) until nothing fits or 25
+    others are placed.
     """
     draws = iter(rng.random(160).tolist())
     red = ("h", 2, exit_row, SIZE - 2)
@@ -514,8 +539,8 @@ def _sample_board(exit_row: int, rng: np.random.Generator) -> list[Car]:
     row_mask = 0xFF << (exit_row * SIZE)
     free = [(car, mask) for car, mask in _PLACEMENTS if not mask & (occupied | row_mask)]
     while free and len(cars) < 1 + len(OTHER_IDS):
-        orientation = "v" if next(draws) < 0.4 else "h"
-        length = 3 if next(draws) < 0.4 else 2
+        orientation = "v" if next(draws) < VERTICAL_SHARE[difficulty] else "h"
+        length = 3 if next(draws) < TRUCK_SHARE[difficulty] else 2
         kind = [p for p in free if p[0][0] == orientation and p[0][1] == length] or free
         car, mask = kind[int(next(draws) * len(kind))]
         cars.append(car)
@@ -524,10 +549,15 @@ def _sample_board(exit_row: int, rng: np.random.Generator) -> list[Car]:
 
 
 def _from_cluster(
-    exit_row: int, cars: list[Car], difficulty: str, target: int, rng: np.random.Generator
+    exit_row: int, cars: list[Car], target: int, depth_cap: int, wanted: tuple[int, int], rng: np.random.Generator
 ) -> ParkingState | None:
-    """A state of ``cars``' cluster in the bucket, ``target`` slides from the goal if it can."""
-    low, high = BUCKETS[difficulty]
+    """A position of ``cars``' cluster whose optimum is exactly ``target``, if one is found.
+
+    Candidates from the deepest retrograde layers (down to ``depth_cap``), those whose
+    corridor blockers and ``R`` distance are nearest ``wanted`` first, are solved forward;
+    the first whose optimum ``d`` is ``target`` or more is walked ``d - target`` slides
+    along its optimal answer (the rest of an optimal answer stays optimal).
+    """
     search = Search(cars)
     if 0 not in search.slots:
         return None
@@ -547,7 +577,7 @@ def _from_cluster(
     for _ in range(4):  # a goal position met later (R backed out and came back) restarts
         seen = dict.fromkeys((key for key, _ in goals), 0)
         layers, frontier, count, late = [goals], goals, len(goals), []
-        while frontier and len(layers) <= target and count <= CLUSTER_CAP:
+        while frontier and len(layers) <= depth_cap and count <= CLUSTER_CAP:
             frontier = expand(frontier, search.moves, seen, len(layers))
             late = [p for p in frontier if (p[0] >> red_shift) & 7 == goal]
             if late:
@@ -569,19 +599,20 @@ def _from_cluster(
                 return None
     else:
         return None
-    deepest = min(len(layers) - 1, high)
-    for depth in range(deepest, max(low, deepest - 2) - 1, -1):  # the deepest three layers
+    deepest = len(layers) - 1
+    for depth in range(deepest, max(target, deepest - 2) - 1, -1):  # the deepest three layers
         layer = layers[depth]
-        for index in rng.choice(len(layer), size=min(len(layer), CANDIDATES), replace=False).tolist():
-            offsets = search.offsets(layer[index][0])
-            if _blockers(exit_row, cars, offsets) < MIN_BLOCKERS[difficulty]:
-                continue
+        chosen = rng.choice(len(layer), size=min(len(layer), CANDIDATES), replace=False).tolist()
+        picks = [search.offsets(layer[i][0]) for i in chosen]
+        picks.sort(key=lambda o: abs(_blockers(exit_row, cars, o) - wanted[0]) + abs(SIZE - 2 - o[0] - wanted[1]))
+        for offsets in picks:
             state = _state(exit_row, cars, offsets)
             solution = solve(state)
-            if solution is None or not low <= solution.optimal_length <= high:
+            if solution is None or solution.optimal_length < target:
                 continue
-            if len({vid for vid, _ in solution.answer} - {RED}) >= MIN_MOVERS[difficulty]:
-                return state
+            for step in solution.answer[: solution.optimal_length - target]:
+                state = apply_step(state, step)  # type: ignore[assignment]
+            return state
     return None
 
 
@@ -767,6 +798,7 @@ SPEC = FamilySpec(
     from_json=from_json,
     to_json=to_json,
     generate=generate,
+    length_mix=LENGTH_MIX,
     solve=_solve,
     replay=replay,
     render=render,

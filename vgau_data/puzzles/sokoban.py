@@ -13,10 +13,11 @@ Step:
 Goal:
     The box stands on the target (after the last step; otherwise ``not_solved``).
 Buckets:
-    ``optimal_length`` 1-8 easy, 10-16 medium, 20-39 hard (SPEC §2). Generation runs one
-    retrograde BFS from every goal state of a sampled map, which gives the exact distance
-    of every (player, box) state at once, and samples a state of the bucket that needs a
-    few pushes; ``solve`` is an independent forward BFS.
+    ``optimal_length`` 1-8 easy, 10-16 medium, 20-39 hard (SPEC §2). Generated maps have
+    a wall ring and a bucket-dependent number of walls inside it, like the authors'.
+    Generation runs one retrograde BFS from every goal state of a sampled map, which gives
+    the exact distance of every (player, box) state at once, and picks a state of the
+    row's exact length; ``solve`` is an independent forward BFS.
 Answer:
     ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``; the last tagged list wins. The
     format (parser included) is maze's, shared through ``grids``, and so is one
@@ -46,8 +47,10 @@ from vgau_data.puzzles.base import (
     FamilySpec,
     Illegal,
     Replay,
+    Slot,
     Solution,
     canonical_json,
+    draw_slot,
 )
 from vgau_data.puzzles.grids import (
     DIRECTION_TAG,
@@ -66,8 +69,16 @@ from vgau_data.rendering import BoardGeometry
 NAME: Final = "sokoban"
 SIZE: Final = 10
 BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 8), "medium": (10, 16), "hard": (20, 39)}
-MIN_PUSHES: Final[dict[str, int]] = {"easy": 1, "medium": 3, "hard": 4}
-"""Fewest pushes an optimal solution of a generated instance needs (long walks alone are dull)."""
+LENGTH_MIX: Final[dict[str, dict[int, int]]] = {
+    "easy": {1: 5, 2: 1, 3: 4, 5: 1, 6: 1, 7: 6, 8: 2},
+    "medium": {10: 1, 11: 4, 12: 6, 13: 4, 14: 5, 15: 4, 16: 6},
+    "hard": {20: 11, 21: 4, 22: 5, 23: 4, 24: 10, 25: 3, 26: 1, 28: 2, 30: 1, 31: 1, 32: 2, 33: 3, 35: 2, 39: 1},
+}
+"""Rows per optimum in the authors' 100 published instances (their ``optimal_steps``, counted once)."""
+INNER_WALLS: Final[dict[str, tuple[int, int]]] = {"easy": (4, 11), "medium": (11, 17), "hard": (16, 23)}
+"""Walls inside the border ring, per bucket (the authors' boards: 4-11, 12-18, 18-24; means 7.6, 14.3, 19.4)."""
+PLAYER_TO_BOX: Final[dict[str, int]] = {"easy": 4, "medium": 5, "hard": 5}
+"""Preferred player-box distance among equally long, equally pushy states (the authors' means: 3, 5, 5)."""
 ANSWER_TAG: Final = DIRECTION_TAG
 
 WALL: Final = "#"
@@ -423,16 +434,21 @@ def _relax(key: int, depth: int, count: int, dist: dict[int, int], pushes: dict[
 # ---------------------------------------------------------------------------- generator
 
 
-def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = 400) -> SokobanState:
-    """A 10x10 board whose true optimum lies in ``difficulty``'s bucket.
+def generate(
+    difficulty: str, rng: np.random.Generator, slot: Slot | None = None, *, max_attempts: int = 2000
+) -> SokobanState:
+    """A 10x10 board whose true optimum is exactly ``slot.length``.
 
-    Samples a wall layout and a target, runs one retrograde BFS for the exact distance
-    of every (player, box) state, and picks a state in the bucket that needs at least
-    ``MIN_PUSHES[difficulty]`` pushes (easy: uniformly among them; medium and hard: first
-    a length uniformly among those the map offers, then a state of that length).
+    Samples a wall layout like the authors' (a full border ring and ``INNER_WALLS``
+    scattered walls inside it; floor cells the player cannot reach stay floor) and a
+    target, runs one retrograde BFS for the exact distance of every (player, box) state,
+    and picks a state at the slot's length: among them ordered by the pushes their optimal
+    solutions need, the pushes at ``slot.quantile`` (the wall count, too, sits at a
+    quantile of its range, so a bucket spreads evenly over both), then the player-box
+    distance nearest ``PLAYER_TO_BOX``. A map without such a state is redrawn.
 
     Raises:
-        ValueError: for an unknown difficulty.
+        ValueError: for an unknown difficulty or a slot length outside the bucket.
         GenerationError: when no map in ``max_attempts`` holds such a state.
 
     Example:
@@ -442,27 +458,36 @@ def generate(difficulty: str, rng: np.random.Generator, *, max_attempts: int = 4
     """
     if difficulty not in BUCKETS:
         raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
+    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
     low, high = BUCKETS[difficulty]
-    min_pushes = MIN_PUSHES[difficulty]
+    if not low <= slot.length <= high:
+        raise ValueError(f"sokoban/{difficulty}: length {slot.length} is outside {low}-{high}")
     for _ in range(max_attempts):
-        grid = _sample_grid(rng)
+        grid = _sample_grid(INNER_WALLS[difficulty], (slot.quantile + 0.5) % 1.0, rng)
         floor = [(r, c) for r in range(SIZE) for c in range(SIZE) if grid[r][c] == FLOOR]
         target = floor[int(rng.integers(len(floor)))]
         dist, pushes = _distances(grid, target)
-        picks = [key for key, d in dist.items() if low <= d <= high and pushes[key] >= min_pushes]
+        picks = [key for key, d in dist.items() if d == slot.length]
         if not picks:
             continue
-        if difficulty != "easy":  # uniform over lengths first: long ones are rare
-            lengths = sorted({dist[key] for key in picks})
-            length = lengths[int(rng.integers(len(lengths)))]
-            picks = [key for key in picks if dist[key] == length]
-        player, box = divmod(picks[int(rng.integers(len(picks)))], (SIZE + 2) ** 2)
+        picks.sort(key=lambda key: (pushes[key], key))  # the slot's quantile spreads pushes over the bucket
+        count = pushes[picks[int(slot.quantile * len(picks))]]
+        player, box = min(
+            (divmod(key, (SIZE + 2) ** 2) for key in picks if pushes[key] == count),
+            key=lambda pair: abs(_walk_distance(*pair) - PLAYER_TO_BOX[difficulty]),
+        )
         state = SokobanState(grid, _cell(player), _cell(box), target)
         solution = solve(state)
-        if solution is None or solution.optimal_length != dist[player * (SIZE + 2) ** 2 + box]:
+        if solution is None or solution.optimal_length != slot.length:
             raise GenerationError(f"sokoban/{difficulty}: retrograde and forward BFS disagree on {to_json(state)}")
         return state
-    raise GenerationError(f"sokoban/{difficulty}: no map with a state in {low}-{high} in {max_attempts} attempts")
+    raise GenerationError(f"sokoban/{difficulty}: no map with a state of length {slot.length} in {max_attempts} tries")
+
+
+def _walk_distance(player: int, box: int) -> int:
+    """Manhattan distance between two cells of the padded board."""
+    (pr, pc), (br, bc) = divmod(player, SIZE + 2), divmod(box, SIZE + 2)
+    return abs(pr - br) + abs(pc - bc)
 
 
 def _cell(index: int) -> Cell:
@@ -470,51 +495,16 @@ def _cell(index: int) -> Cell:
     return (r - 1, c - 1)
 
 
-def _sample_grid(rng: np.random.Generator) -> tuple[str, ...]:
-    """A varied 10x10 wall layout whose floor is one connected region.
-
-    Border: full wall ring, none, or a ring with gaps. Interior: random walls with
-    density 0.08-0.2 plus up to three short wall segments.
-    """
-    walls = rng.random((SIZE, SIZE)) < rng.uniform(0.08, 0.2)
-    border = int(rng.integers(3))  # 0: full ring, 1: open board, 2: ring with gaps
-    if border != 1:
-        ring = np.zeros((SIZE, SIZE), dtype=bool)
-        ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = True
-        if border == 2:
-            ring &= rng.random((SIZE, SIZE)) < 0.6
-        walls |= ring
-    for _ in range(int(rng.integers(4))):
-        r, c = (int(v) for v in rng.integers(SIZE, size=2))
-        dr, dc = ((0, 1), (1, 0))[int(rng.integers(2))]
-        for k in range(int(rng.integers(2, 5))):
-            if 0 <= r + k * dr < SIZE and 0 <= c + k * dc < SIZE:
-                walls[r + k * dr, c + k * dc] = True
-    grid = ["".join(WALL if walls[r, c] else FLOOR for c in range(SIZE)) for r in range(SIZE)]
-    return _largest_region(grid)
-
-
-def _largest_region(grid: list[str]) -> tuple[str, ...]:
-    """Turn every floor cell outside the largest 4-connected floor region into wall."""
-    label = [[-1] * SIZE for _ in range(SIZE)]
-    regions: list[list[Cell]] = []
-    for r0 in range(SIZE):
-        for c0 in range(SIZE):
-            if grid[r0][c0] != FLOOR or label[r0][c0] >= 0:
-                continue
-            label[r0][c0] = len(regions)
-            region, stack = [], [(r0, c0)]
-            while stack:
-                r, c = stack.pop()
-                region.append((r, c))
-                for dr, dc in DELTAS.values():
-                    rr, cc = r + dr, c + dc
-                    if 0 <= rr < SIZE and 0 <= cc < SIZE and grid[rr][cc] == FLOOR and label[rr][cc] < 0:
-                        label[rr][cc] = len(regions)
-                        stack.append((rr, cc))
-            regions.append(region)
-    keep = max(range(len(regions)), key=lambda i: len(regions[i]))  # first largest: deterministic
-    return tuple("".join(FLOOR if label[r][c] == keep else WALL for c in range(SIZE)) for r in range(SIZE))
+def _sample_grid(count: tuple[int, int], quantile: float, rng: np.random.Generator) -> tuple[str, ...]:
+    """A wall ring around the board and walls scattered inside it, their number at ``quantile`` of ``count``."""
+    low, high = count
+    inside = [(r, c) for r in range(1, SIZE - 1) for c in range(1, SIZE - 1)]
+    n_walls = low + int(quantile * (high - low + 1))
+    walls = {inside[int(i)] for i in rng.choice(len(inside), size=n_walls, replace=False)}
+    return tuple(
+        "".join(WALL if r in (0, SIZE - 1) or c in (0, SIZE - 1) or (r, c) in walls else FLOOR for c in range(SIZE))
+        for r in range(SIZE)
+    )
 
 
 # ---------------------------------------------------------------------------- renderer
@@ -694,6 +684,7 @@ SPEC = FamilySpec(
     from_json=from_json,
     to_json=to_json,
     generate=generate,
+    length_mix=LENGTH_MIX,
     solve=solve,
     replay=replay,
     render=render,

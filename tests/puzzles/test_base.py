@@ -1,0 +1,42 @@
+"""Slots: how a bucket's rows get their lengths (the authors' histogram) and quantiles."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from vgau_data.puzzles.base import BUCKET_SIZES, draw_slot, mix_order
+from vgau_data.registry import FAMILIES
+
+
+@pytest.mark.parametrize("counts", [{1: 5, 2: 5, 3: 3, 5: 4, 6: 3}, {8: 7, 9: 3, 12: 8, 13: 6, 14: 2, 15: 3, 16: 1}])
+def test_mix_order__the_whole_mix_and_every_prefix_close_to_it(counts: dict[int, int]) -> None:
+    order = mix_order(counts)
+    total = sum(counts.values())
+    assert Counter(order) == Counter(counts)
+    for size in range(1, total + 1):
+        have = Counter(order[:size])
+        assert all(abs(have[n] - k * size / total) < 1 for n, k in counts.items()), (size, have)
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_slot__a_full_bucket_is_the_mix_and_quantiles_spread(name: str) -> None:
+    spec = FAMILIES[name]
+    for difficulty, rows in BUCKET_SIZES.items():
+        slots = [spec.slot(difficulty, index) for index in range(rows)]
+        assert Counter(slot.length for slot in slots) == Counter(spec.length_mix[difficulty])
+        quantiles = sorted(slot.quantile for slot in slots)
+        assert all(0 <= q < 1 for q in quantiles)
+        assert max(b - a for a, b in zip([0.0, *quantiles], [*quantiles, 1.0])) < 2.5 / rows
+        assert spec.slot(difficulty, rows).length == slots[0].length  # the mix repeats past its total
+
+
+def test_draw_slot__follows_the_weights_and_refuses_unknown_buckets() -> None:
+    rng = np.random.default_rng(0)
+    mix = {"easy": {1: 1, 2: 3}}
+    drawn = Counter(draw_slot(mix, "easy", rng).length for _ in range(2000))
+    assert set(drawn) == {1, 2} and 0.2 < drawn[1] / 2000 < 0.3
+    with pytest.raises(ValueError, match="unknown difficulty"):
+        draw_slot(mix, "extreme", rng)
