@@ -1,0 +1,112 @@
+"""Structure statistics of our buckets beside the authors' (and the paper's Tables 5-6 for maze).
+
+    python benchmarks/structure.py                          # generate a seed-0 build's states (no images)
+    python benchmarks/structure.py --dataset DIR            # read a folder written by `vgau-data build`
+    python benchmarks/structure.py --paper-data /work/paper-data/data   # theirs recomputed from their files
+    python benchmarks/structure.py --paper-data DIR --authors-literal   # print `structure.AUTHORS` anew
+
+Each cell is ``ours / authors [/ paper] (difference to the authors)``; a ``!`` marks a
+difference beyond 20% (for maze: beyond 15% of the paper). Without ``--dataset`` the
+states are generated row by row exactly as a build of ``--seed`` derives them (slots and
+seeds, no images; a build would replace the rare duplicate state). The authors' figures
+default to the numbers committed in ``vgau_data.builders.structure.AUTHORS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+
+from vgau_data.builders import structure
+from vgau_data.builders.instances import RowTask, generate_verified
+from vgau_data.builders.load import read_config_columns
+from vgau_data.puzzles.base import BUCKET_SIZES, DIFFICULTIES
+from vgau_data.registry import FAMILIES
+
+AUTHOR_TOLERANCE = 0.20
+PAPER_TOLERANCE = 0.15
+
+
+def generated(seed: int, families: Sequence[str]) -> list[tuple[str, str, structure.Measures]]:
+    """Measures of the rows a build of ``seed`` holds, generated without images."""
+    measured = []
+    for family in families:
+        spec = FAMILIES[family]
+        for difficulty in DIFFICULTIES:
+            for index in range(BUCKET_SIZES[difficulty]):
+                task = RowTask(family, difficulty, index, seed)
+                state, solution = generate_verified(family, difficulty, task.seed, task.slot)
+                measured.append((family, difficulty, structure.measure(spec.name, state, solution.answer)))
+    return measured
+
+
+def from_dataset(folder: str, families: Sequence[str]) -> list[tuple[str, str, structure.Measures]]:
+    return [
+        (family, row["difficulty"], structure.measure_row(row))
+        for family in families
+        for row in read_config_columns(folder, family, ["task", "difficulty", "state", "solution"])
+    ]
+
+
+def flagged(row: structure.Comparison, difficulty: str) -> bool:
+    difference = row.difference(difficulty)
+    paper = row.paper[difficulty]
+    ours = row.ours[difficulty]
+    if paper is not None and ours is not None and abs(ours / paper - 1) > PAPER_TOLERANCE:
+        return True
+    return difference is not None and abs(difference) > AUTHOR_TOLERANCE
+
+
+def print_table(rows: Sequence[structure.Comparison]) -> None:
+    print(f"{'family':8s} {'statistic':44s} " + " ".join(f"{d:>30s}" for d in DIFFICULTIES))
+    for row in rows:
+        cells = []
+        for difficulty in DIFFICULTIES:
+            text = structure.cell_text(row, difficulty)
+            cells.append(f"{text + (' !' if flagged(row, difficulty) else '  '):>30s}")
+        print(f"{row.family:8s} {row.statistic.label:44s} " + " ".join(cells))
+
+
+def authors_literal(authors: structure.BucketMeans) -> str:
+    """The figures as the Python source of ``structure.AUTHORS`` (two decimals)."""
+    lines = ["AUTHORS: Final[BucketMeans] = {"]
+    for family, by_difficulty in authors.items():
+        lines.append(f'    "{family}": {{')
+        for difficulty, means in by_difficulty.items():
+            items = [f'"{key}": {round(value, 2)}' for key, value in means.items()]
+            line = f'        "{difficulty}": {{{", ".join(items)}}},'
+            if len(line) > 120:
+                inner = [f"            {item}," for item in items]
+                line = "\n".join([f'        "{difficulty}": {{', *inner, "        },"])
+            lines.append(line)
+        lines.append("    },")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=0, help="master seed of the generated build (default 0)")
+    parser.add_argument("--dataset", help="a folder written by `vgau-data build` (default: generate the states)")
+    parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES))
+    parser.add_argument("--paper-data", help="the authors' data/ folder: recompute their figures from it")
+    parser.add_argument("--authors-literal", action="store_true", help="print their figures as Python source, stop")
+    args = parser.parse_args()
+
+    authors = structure.bucket_means(structure.read_authors(args.paper_data)) if args.paper_data else None
+    if args.authors_literal:
+        if authors is None:
+            parser.error("--authors-literal needs --paper-data")
+        print(authors_literal(authors))
+        return
+    began = time.perf_counter()
+    measured = from_dataset(args.dataset, args.families) if args.dataset else generated(args.seed, args.families)
+    source = args.dataset or f"generated seed {args.seed}"
+    print(f"ours: {source} ({len(measured)} rows, {time.perf_counter() - began:.1f} s); "
+          f"authors: {args.paper_data or 'structure.AUTHORS'}")
+    print_table(structure.compare(structure.bucket_means(measured), authors))
+
+
+if __name__ == "__main__":
+    main()
