@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -66,14 +67,43 @@ def test_build__load_dataset_decodes_every_config(built: Path, family: str) -> N
         assert spec.render(state).tobytes() == row["image"].convert("RGB").tobytes()
 
 
-def test_build__row_seed_regenerates_that_row_alone(built: Path) -> None:
+def test_build__row_seed_and_index_regenerate_that_row_alone(built: Path) -> None:
     from datasets import load_dataset
 
     from vgau_data.seeding import rng_for
 
-    row = load_dataset(str(built), "sokoban", split="test")[3]
-    spec = FAMILIES["sokoban"]
-    assert spec.to_json(spec.generate(row["difficulty"], rng_for(row["seed"]))) == row["state"]
+    for family in ("sokoban", "maze"):
+        row = load_dataset(str(built), family, split="test")[3]
+        spec = FAMILIES[family]
+        slot = spec.slot(row["difficulty"], int(row["id"].rsplit("-", 1)[1]))
+        assert slot.length == row["optimal_length"]
+        assert spec.to_json(spec.generate(row["difficulty"], rng_for(row["seed"]), slot)) == row["state"]
+
+
+def _python_blocks(markdown: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", markdown, flags=re.DOTALL)
+
+
+def test_card__code_examples_run_as_written(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    card = (built / "README.md").read_text()
+    blocks = _python_blocks(card)
+    assert len(blocks) >= 2 and all('"vgau/puzzles"' in block for block in blocks)
+    for block in blocks:  # offline: the Hub repo id stands for this local build
+        exec(compile(block.replace('"vgau/puzzles"', repr(str(built))), "dataset_card", "exec"), {})  # noqa: S102
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("maze-easy-0000 easy ")
+    assert printed[-1].split("  #")[0].strip() == "True True None"
+
+
+def test_card__difficulty_validation_compares_every_family(built: Path) -> None:
+    from vgau_data.builders.structure import STATISTICS
+
+    section = (built / "README.md").read_text().split("## Difficulty validation")[1].split("\n## ")[0]
+    lines = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
+    assert lines[0].startswith("| family | statistic")
+    assert len(lines) - 1 == sum(len(stats) for stats in STATISTICS.values())
+    maze_walkable = next(line for line in lines if line.startswith("| maze | walkable"))
+    assert maze_walkable.count(" / ") == 6 and "20.30 / 20.30" in maze_walkable  # ours / authors / paper
 
 
 def test_build__same_seed_gives_identical_bytes_whatever_the_workers(built: Path, tmp_path: Path) -> None:

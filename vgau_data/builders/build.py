@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vgau_data.builders import structure
 from vgau_data.builders.hub_folder import parquet_path, write_parquet, write_readme
 from vgau_data.builders.instances import RowTask, make_row
 from vgau_data.errors import DatasetError, GenerationError
@@ -189,14 +190,17 @@ def build_dataset(
         for bar in bars.values():
             bar.close()
     lengths: dict[tuple[str, str], list[int]] = defaultdict(list)
+    measured = []
     with staging_folder(config.out_dir) as staging:
         for family in config.families:
             keys = sorted(accepted, key=lambda k: (DIFFICULTIES.index(k[1]), k[2]))
             rows = [accepted[key] for key in keys if key[0] == family]
             for row in rows:
                 lengths[(family, row["difficulty"])].append(row["optimal_length"])
+                measured.append((family, row["difficulty"], structure.measure_row(row)))
             write_parquet(rows, parquet_path(staging, family))
-        write_readme(staging, lengths, config.seed)
+        validation = structure.markdown_table(structure.compare(structure.bucket_means(measured)))
+        write_readme(staging, lengths, config.seed, validation_table=validation)
     return BuildReport(
         out_dir=config.out_dir,
         lengths=dict(lengths),

@@ -41,11 +41,16 @@ CITATION = """@article{vgau2026,
 }"""
 
 
-GENERATED_HOW_MADE = """Generators follow the paper's construction: tree mazes grown from a sampled path,
-retrograde search over Sokoban and parking states, boards solvable by construction for
-onet, backward walks and targeted placement for klotski, followed in every case by an
-exhaustive solver that fixes `optimal_length`. Per-instance seeds are hashed from the
-master seed with `numpy.random.SeedSequence`; the same seed gives identical Parquet bytes:
+GENERATED_HOW_MADE = """Generators follow the paper's construction (appendix A.1): mazes grown by leaf cells
+around a depth-first-search path inside a wall border; sokoban rooms with a wall ring and
+scattered walls, searched backward from the solved states; path routes laid by
+depth-first search and grown into a road tree; onet boards of random pairs kept when the
+solver clears them; parking boards scrambled backward from a parked red car; klotski
+boards laid out as the authors' and searched by BFS. Among a few candidates per row,
+generators keep the one nearest the authors' structure (the paper's Tables 5-6 for
+maze). An exhaustive solver then fixes every `optimal_length`. Per-instance seeds are
+hashed from the master seed with `numpy.random.SeedSequence`; the same seed gives
+identical Parquet bytes:
 
 ```bash
 vgau-data build --out vgau_puzzles --seed {seed}   # vgau_data {version}
@@ -258,10 +263,12 @@ def write_readme(
     master_seed: int = 0,
     *,
     origin: CardOrigin | None = None,
+    validation_table: str = "",
 ) -> Path:
     """Write ``README.md``: YAML metadata, the dataset card, and the achieved histograms.
 
-    ``origin`` says where the rows come from (default: our generators from ``master_seed``).
+    ``origin`` says where the rows come from (default: our generators from ``master_seed``);
+    ``validation_table`` is the build's structure beside the authors' (``structure.markdown_table``).
     Call it after the Parquet files are written: their sizes go into ``dataset_info``.
     """
     origin = origin or CardOrigin.generated(master_seed)
@@ -276,6 +283,7 @@ def write_readme(
         n_rows=sum(sum(per.values()) for per in counts.values()),
         split_summary=split_summary(counts),
         stats_table=stats_table(lengths),
+        validation_table=validation_table or "(not measured for this build)",
         citation=CITATION,
     )
     path = out_dir / "README.md"
