@@ -171,7 +171,7 @@ def _killed_build(out: Path, seed: int, *, replace: bool = False) -> None:
     script = f"""
 import os, signal
 from vgau_data.builders import build as build_module
-build_module.write_readme = lambda *args: os.kill(os.getpid(), signal.SIGKILL)
+build_module.write_readme = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
 build_module.build_dataset({str(out)!r}, seed={seed}, families=["maze", "path"], counts={TINY!r}, progress=False,
                            replace={replace})
 """

@@ -153,9 +153,9 @@ def read_route(family: FamilySpec, image: Image.Image, state: Any) -> RouteReadi
     walks = _walks(links, start, strokes)
     first = reading_of(next(walks))  # there is always one: the start cell alone at least
     readings = 1
-    if first.replay.feasible:
-        return first
-    best: RouteReading | None = None
+    if first.replay.feasible and len(first.cells) - 1 == strokes:
+        return first  # every stroke walked once: no reading is shorter
+    best: RouteReading | None = first if first.replay.feasible else None
     for cells in walks:
         readings += 1
         if best is not None and len(cells) >= len(best.cells):

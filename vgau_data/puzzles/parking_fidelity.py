@@ -51,9 +51,10 @@ def perturb(state: ParkingState, k: int, rng: np.random.Generator) -> ParkingSta
     """``state`` with ``k`` cells changed: vehicles recoloured to unused ids (all their cells),
     3-cell vehicles shortened by a cell, 2-cell vehicles lengthened into a free cell ahead."""
     taken = {cell for v in state.vehicles for cell in v.cells}
+    unused = [vid for vid in IDS if vid not in {v.id for v in state.vehicles}]
     options: list[list[tuple[int, Any]]] = []
     for index, v in enumerate(state.vehicles):
-        edits: list[tuple[int, Any]] = [(v.length, ("recolour", index))]
+        edits: list[tuple[int, Any]] = [(v.length, ("recolour", index))] if index < len(unused) else []  # one free id each
         if v.length == 3:
             edits.append((1, ("shorten", index)))
         else:
@@ -64,7 +65,6 @@ def perturb(state: ParkingState, k: int, rng: np.random.Generator) -> ParkingSta
                 edits.append((1, ("lengthen", index)))
         options.append(edits)
     vehicles = list(state.vehicles)
-    unused = [vid for vid in IDS if vid not in {v.id for v in vehicles}]
     fresh = iter(rng.permutation(unused).tolist())
     for kind, index in pick_edits(options, k, rng):
         v = vehicles[index]
