@@ -111,8 +111,8 @@ _EASY_RADIUS: Final = 6
 TOP_VERTICALS: Final = 6
 """Vertical blocks a generated board starts with in rows 0-1 (the authors' boards have 5.6-6 there)."""
 TRIM_SLACK: Final = 3
-"""A random board whose optimum is up to this much longer than wanted is walked along its
-optimal solution until exactly the wanted number of moves is left."""
+"""A random board whose optimum is up to this much longer than wanted (even past the
+bucket) is walked along its optimal solution until exactly the wanted number of moves is left."""
 _START_TARGETS: Final = {
     "medium": ((3, 1), (3, 2), (4, 1), (4, 3)),
     "hard": ((2, 2), (3, 1), (3, 2), (3, 3), (4, 0), (4, 1), (4, 3), (4, 4)),
@@ -597,7 +597,7 @@ def generate(difficulty: str, rng: np.random.Generator, slot: Slot | None = None
     if difficulty == "easy":
         return _generate_easy(rng, slot.length, high)
     starts = _START_TARGETS[difficulty]
-    depth = min(high, slot.length + TRIM_SLACK)
+    depth = slot.length + TRIM_SLACK
     for _ in range(_MAX_ATTEMPTS[difficulty]):
         board = _random_tiling(starts[int(rng.integers(len(starts)))], rng)
         if board is None:
