@@ -34,11 +34,13 @@ def _instances(name: str, n: int = 3) -> list[Instance]:
     return rows
 
 
-def _request(instance: Instance, purpose: str, step: int = 0, run: int = 0) -> ImageRequest:
+def _request(instance: Instance, purpose: str, step: int | None = None, run: int = 0) -> ImageRequest:
+    """A request for ``purpose``; a ``next_state`` one after ``step`` steps of the solution (default 1)."""
     family = instance.family
     state = instance.initial_state()
+    step = step if step is not None else int(purpose == "next_state")
     if purpose == "next_state":
-        state = family.trajectory(state, family.solve(state).answer)[step]
+        state = family.trajectory(state, family.solve(state).answer)[step - 1]
     return ImageRequest(
         session_id=f"{instance.id}/self/run{run}", purpose=purpose, instruction="draw", images=(instance.image,),
         family=instance.task, difficulty=instance.difficulty, oracle_state=state, step=step, seed=run,
@@ -87,18 +89,19 @@ def test_noise_generator__is_seeded_per_session_and_keeps_the_board_size() -> No
 
 def test_mismatch_generator__substitutes_another_instance_of_the_bucket() -> None:
     pool = _instances("maze", 3) + _instances("sokoban", 2)
-    generator = ScriptedImageGenerator("mismatch", pool=pool)
+    generator = ScriptedImageGenerator("mismatch", instances=pool)
     target = pool[0]
     made = generator.generate([_request(target, "aid"), _request(target, "aid", run=2)], GenParams())
     substitute = made[0].meta["substitute"]
     assert substitute in {"maze-easy-0001", "maze-easy-0002"} and made[1].meta["substitute"] == substitute
     chosen = next(item for item in pool if item.id == substitute)
     assert made[0].image.tobytes() == oracle_image(FAMILIES["maze"], chosen.initial_state(), "aid").tobytes()
-    step = generator.generate([_request(target, "next_state", step=0)], GenParams())[0]
     family = FAMILIES["maze"]
-    first_step = family.trajectory(chosen.initial_state(), family.solve(chosen.initial_state()).answer)[0]
-    assert step.image.tobytes() == family.render(first_step).tobytes()
-    lonely = ScriptedImageGenerator("mismatch", pool=pool[:1]).generate([_request(target, "aid")], GenParams())[0]
+    walk = family.trajectory(chosen.initial_state(), family.solve(chosen.initial_state()).answer)
+    for step in (1, 2):  # the substitute's state after as many steps as the target took
+        made = generator.generate([_request(target, "next_state", step=step)], GenParams())[0]
+        assert made.image.tobytes() == family.render(walk[step - 1]).tobytes()
+    lonely = ScriptedImageGenerator("mismatch", instances=pool[:1]).generate([_request(target, "aid")], GenParams())[0]
     assert not lonely.ok and "no other maze/easy instance" in lonely.error
 
 
@@ -131,4 +134,5 @@ def test_pair__routes_chat_and_images_and_fingerprints_both_sides() -> None:
     with pytest.raises(BackendError, match="makes no images"):
         DecoupledPair(generator=pair.answerer, answerer=pair.answerer)  # type: ignore[arg-type]
     with pytest.raises(BackendError, match="cannot chat"):
-        DecoupledPair(generator=generator, answerer=generator)  # type: ignore[arg-type]
+        mute = ScriptedImageGenerator("oracle", answerer=None)
+        DecoupledPair(generator=mute, answerer=mute)  # type: ignore[arg-type]

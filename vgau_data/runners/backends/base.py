@@ -124,8 +124,9 @@ class ImageRequest:
         family / difficulty: the instance's family and bucket.
         oracle_state: the true state the image should show: the state after the model's
             step for ``next_state``, the initial state for ``aid`` and ``vr``.
-        step: the round index (0 for ``aid`` and ``vr``).
-        seed: the run's seed.
+        step: the round: the number of steps taken for ``next_state`` (1 after the first
+            step), 0 for ``aid`` and ``vr``.
+        seed: the run's seed (the driver stamps it from the run's ``GenParams``).
     """
 
     session_id: str
@@ -180,6 +181,48 @@ class ImageGenerator(Protocol):
     def fingerprint(self) -> str: ...
 
     def describe(self) -> dict[str, Any]: ...
+
+
+ImageSourceKind = Literal["self", "external", "oracle", "noise", "mismatch", "perturbed"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImageSource:
+    """Who makes a backend's images, for records and the paper's diagnostics (Table 3).
+
+    ``source`` is ``self`` (a unified model drawing for itself), ``external`` (a pair's
+    generator drawing for another model), or a scripted generator's kind: ``oracle``,
+    ``noise``, ``mismatch``, ``perturbed-K``. ``generator`` names the model that draws.
+    """
+
+    source: str
+    generator: str
+
+
+def image_source(backend: object) -> ImageSource:
+    """The backend's declared ``image_source``, else ``self`` named after its backend and model."""
+    declared = getattr(backend, "image_source", None)
+    if isinstance(declared, ImageSource):
+        return declared
+    model = str(describe_model(backend))
+    return ImageSource("self", f"{getattr(backend, 'name', type(backend).__name__)}:{model}")
+
+
+def describe_model(backend: object) -> str:
+    """The last path component of the model a backend describes ('' when it names none)."""
+    describe = getattr(backend, "describe", None)
+    model = describe().get("model") if callable(describe) else None
+    return str(model).rstrip("/").rsplit("/", 1)[-1] if model else ""
+
+
+def image_limit(backend: object) -> int | None:
+    """How many images one request of ``backend`` may hold (``max_images``; None: no limit).
+
+    Models that read one image only (Show-o2, LLaDA2.0-Uni in the paper's A.4) declare 1, and
+    conversations sent to them keep only the last image.
+    """
+    limit = getattr(backend, "max_images", None)
+    return int(limit) if limit is not None else None
 
 
 def capabilities_of(backend: object) -> frozenset[str]:

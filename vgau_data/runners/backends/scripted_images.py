@@ -6,12 +6,18 @@
   the drawn optimal solution), so a protocol's ceiling can be measured;
 - ``noise``: seeded Gaussian noise of the input board's size (paper: interference);
 - ``mismatch``: the same kind of image made from another instance of the same family and
-  bucket, chosen deterministically from ``pool`` (paper: misleading guidance);
+  bucket, chosen deterministically from ``instances`` (paper: misleading guidance);
 - ``perturbed-K``: the true image with exactly K cells wrong (``FamilySpec.perturb``),
   rendered by our renderer: plausible but wrong.
 
 Each image depends only on the request (its session, step and seed), so a rerun makes
 the same bytes. No torch, no model.
+
+Alone (``--backend scripted-image``) it is a whole scripted model: the scripted policy
+``answerer`` (default ``oracle``, see ``policies.py``) answers the text turns, so the
+self-generation protocols run end to end with no model. The policies read no images: the
+accuracy of such a run says nothing about the images, their fidelity does. Inside a
+``pair`` it only draws.
 """
 
 from __future__ import annotations
@@ -29,11 +35,19 @@ from vgau_data.errors import VgauError
 from vgau_data.oracle_aids import annotate, oracle_image
 from vgau_data.oracle_aids.vr import draw_sketch
 from vgau_data.registry import get_family
-from vgau_data.runners.backends.base import BackendError, GeneratedImage, GenParams, ImageRequest
+from vgau_data.runners.backends.base import (
+    BackendError,
+    Completion,
+    GeneratedImage,
+    GenParams,
+    ImageRequest,
+    ImageSource,
+)
 
 if TYPE_CHECKING:
     from vgau_data.puzzles.base import FamilySpec
     from vgau_data.runners.instances import Instance
+    from vgau_data.runners.messages import Conversation
 
 KINDS: Final = ("oracle", "noise", "mismatch", "perturbed-K")
 NOISE_MEAN: Final = 127.5
@@ -52,12 +66,21 @@ def _state(family: FamilySpec, value: Any) -> Any:
 
 
 class ScriptedImageGenerator:
-    """Images made by script from the request's truth; ``model`` names the script."""
+    """Images made by script from the request's truth; ``model`` names the script.
+
+    Args:
+        model: ``oracle``, ``noise``, ``mismatch`` or ``perturbed-K``.
+        instances: the run's instances (``mismatch`` draws its substitutes from them; the
+            answering policy plays them).
+        answerer: the scripted policy that answers text turns, or None for a generator only.
+    """
 
     name = "scripted-image"
-    capabilities = frozenset({"image_edit"})
+    default_batch_size = 64
 
-    def __init__(self, model: str = "oracle", *, pool: Sequence[Instance] = ()) -> None:
+    def __init__(
+        self, model: str = "oracle", *, instances: Sequence[Instance] = (), answerer: str | None = "oracle"
+    ) -> None:
         self.model = model
         self.k = 0
         if model.startswith("perturbed-"):
@@ -69,9 +92,26 @@ class ScriptedImageGenerator:
                 raise BackendError(f"--model {model!r}: write perturbed-K with a whole number K >= 1, e.g. perturbed-3")
         elif model not in KINDS:
             raise BackendError(f"unknown scripted image generator {model!r}; choose from {', '.join(KINDS)}")
-        self.pool = tuple(pool)
-        if model == "mismatch" and not self.pool:
-            raise BackendError("the mismatch generator needs the run's instances (pool=...) to draw another instance from")
+        self.instances = tuple(instances)
+        if model == "mismatch" and not self.instances:
+            raise BackendError(
+                "the mismatch generator needs the run's instances (instances=...) to draw another instance from"
+            )
+        self.answerer = answerer
+        self._chat = None
+        if answerer is not None:
+            from vgau_data.runners.backends.scripted import ScriptedBackend
+
+            self._chat = ScriptedBackend(model=answerer, instances=self.instances)
+        self.capabilities = frozenset({"image_edit"} | ({"chat"} if answerer is not None else set()))
+        self.image_source = ImageSource(f"perturbed-{self.k}" if self.k else model, f"{self.name}:{model}")
+        self.display_name = f"{self.name}-{model}"
+        """The model's name in folders and submissions when it runs alone."""
+
+    def chat(self, conversations: Sequence[Conversation], gen: GenParams) -> list[Completion]:
+        if self._chat is None:
+            raise BackendError(f"{self.display_name} was built without an answerer and cannot chat")
+        return self._chat.chat(conversations, gen)
 
     def generate(self, requests: Sequence[ImageRequest], gen: GenParams) -> list[GeneratedImage]:
         results = []
@@ -109,12 +149,12 @@ class ScriptedImageGenerator:
     def _mismatch(self, family: FamilySpec, request: ImageRequest) -> tuple[Image.Image, dict[str, Any]]:
         """The same kind of image from another instance of the family and bucket, picked by the request's id."""
         others = sorted(
-            (item for item in self.pool if item.task == family.name and item.difficulty == request.difficulty
+            (item for item in self.instances if item.task == family.name and item.difficulty == request.difficulty
              and item.id != request.instance_id),
             key=lambda item: item.id,
         )  # fmt: skip
         if not others:
-            raise ValueError(f"no other {family.name}/{request.difficulty} instance in the pool to substitute")
+            raise ValueError(f"no other {family.name}/{request.difficulty} instance in the run to substitute")
         other = others[zlib.crc32(request.instance_id.encode("utf-8")) % len(others)]
         state = other.initial_state()
         if request.purpose == "next_state":
@@ -122,11 +162,17 @@ class ScriptedImageGenerator:
             if solution is None:
                 raise ValueError(f"{other.id} has no solution")
             steps = family.trajectory(state, solution.answer)
-            state = steps[min(request.step, len(steps) - 1)]
+            state = steps[min(max(request.step, 1), len(steps)) - 1]  # step k: the state after k steps
         return oracle_image(family, state, request.purpose), {"substitute": other.id}
 
     def fingerprint(self) -> str:
-        return hashlib.sha256(f"scripted-image:{self.model}".encode()).hexdigest()
+        answers = f":answers:{self.answerer}" if self.answerer is not None else ""
+        return hashlib.sha256(f"scripted-image:{self.model}{answers}".encode()).hexdigest()
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "capabilities": sorted(self.capabilities)}
+        return {
+            "backend": self.name,
+            "model": self.model,
+            "answerer": self.answerer,
+            "capabilities": sorted(self.capabilities),
+        }
