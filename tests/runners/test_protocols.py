@@ -14,7 +14,9 @@ from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal
 from vgau_data.puzzles.path import PathStep
 from vgau_data.registry import FAMILIES
 from vgau_data.runners.backends.base import Completion, GenParams
+from vgau_data.runners.backends.decoupled import DecoupledPair
 from vgau_data.runners.backends.scripted import ScriptedBackend
+from vgau_data.runners.backends.scripted_images import ScriptedImageGenerator
 from vgau_data.runners.driver import drive
 from vgau_data.runners.messages import Conversation, ImagePart
 from vgau_data.runners.policies import make_policy
@@ -50,8 +52,11 @@ class CountingBackend(ScriptedBackend):
 
 
 def _run(instances, config: ProtocolConfig, fn, batch_size: int = 16) -> list[Episode]:
+    """Drive ``config`` over ``instances`` with ``fn`` answering; protocols that draw get our oracle images."""
     episodes = [make_episode(instance, config, 0) for instance in instances]
-    drive(ScriptedBackend(fn, policy="test"), episodes, GEN, batch_size=batch_size)
+    answerer = ScriptedBackend(fn, policy="test")
+    drive(DecoupledPair(generator=ScriptedImageGenerator("oracle", answerer=None), answerer=answerer), episodes, GEN,
+          batch_size=batch_size)  # fmt: skip
     return episodes
 
 

@@ -20,7 +20,9 @@ ALL_VARIANTS = {
     "oracle_vcot_fixed",
     "oracle_aug_vcot",
     "oracle_aug_vcot_fixed",
+    "oracle_vr",
 }
+"""What ``--protocol all`` runs on a model that cannot draw."""
 STEP_UP = "Next, move one step up."
 
 
@@ -211,8 +213,15 @@ def test_run_and_merge__shards_merge_into_the_same_scores(dataset_dir, tmp_path,
 
 
 def test_run__bad_arguments_fail_with_a_message(dataset_dir, tmp_path, capsys) -> None:
-    assert _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "self_vr") == 2
+    assert _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "telepathy") == 2
     assert "unknown protocol" in capsys.readouterr().err
+    assert _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "self_vr") == 2
+    assert "'self_vr' has the model draw, and backend 'scripted' makes no images" in capsys.readouterr().err
+    assert (
+        _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "text_cot",
+             "--generation-context", "direct")  # fmt: skip
+        == 0
+    ), "a generation context applies to the protocols that draw, and leaves the others as they are"
     assert (
         _run(
             dataset_dir,

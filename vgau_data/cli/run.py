@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from vgau_data.cli.args import fraction, non_negative_float, non_negative_int, output_dir, positive_float, positive_int
+from vgau_data.runners.protocols.base import GENERATION_CONTEXTS
 
 EPILOG = """examples:
   # transformers, one GPU, all five protocols, smoke run on 2 rows per family
@@ -21,6 +23,11 @@ EPILOG = """examples:
   vgau-data merge --out runs
   # scripted baselines (no model): oracle, oracle-stop-early, random
   vgau-data run --backend scripted --model oracle --protocol all --budget optimal fixed --out runs
+  # the self-generation protocols with a scripted generator (oracle, noise, mismatch, perturbed-K), 3 runs each
+  vgau-data run --backend scripted-image --model oracle --protocol self_gta self_vcot self_vcot_fixed self_vr --out runs
+  # the paper's diagnostics for a VLM: noise drawn for it (a pair), every generation context
+  vgau-data run --backend pair --generator scripted-image --generator-model noise --model /models/Qwen3.5-9B \
+      --protocol self_gta self_vcot self_vr --generation-context reasoning direct decontextualized --out runs
   # any backend option by name (no shorthand flag needed): --backend-arg KEY=VALUE, repeatable
   vgau-data run --backend vllm --model /models/M --backend-arg limit_images_per_prompt=40 --protocol all --out runs
 
@@ -41,6 +48,8 @@ SHORTHANDS: dict[str, str] = {
     "concurrency": "concurrency",
     "max_retries": "max_retries",
     "request_timeout": "timeout_s",
+    "generator": "generator",
+    "generator_model": "generator_model",
 }
 """Documented shorthand flags -> the backend option they set (the same as ``--backend-arg``)."""
 
@@ -62,7 +71,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         nargs="+",
         required=True,
         metavar="P",
-        help=f"{' '.join(_protocol_names())}, or all (commas also work)",
+        help=f"{' '.join(_protocol_names())} (or a budget variant such as self_vcot_fixed), or all: every one "
+        "the backend can play (commas also work)",
     )
     what.add_argument(
         "--budget",
@@ -72,14 +82,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="interactive protocols: optimal (the paper's: at most optimal_length rounds) and/or fixed "
         "(section 4.4: the model says when it is done; cap 2x the optimum); default: optimal",
     )
-    what.add_argument("--history", default="all", help="images kept in interactive conversations: all, or the last K")
+    what.add_argument(
+        "--history",
+        default="all",
+        help="images kept in interactive conversations: all, or the last K (a backend that reads one image "
+        "declares max_images=1 and gets the last one)",
+    )
+    what.add_argument(
+        "--generation-context",
+        nargs="+",
+        choices=GENERATION_CONTEXTS,
+        default=[GENERATION_CONTEXTS[0]],
+        help="protocols that draw: what reaches the image stage (UReason): reasoning (the conversation so far "
+        "and the instruction; default), direct (the bare instruction), decontextualized (only an instruction "
+        "the model rewrites)",
+    )
     what.add_argument(
         "--dataset", default=None, help="folder built by `vgau-data build`, or Hub repo id (default vgau/puzzles)"
     )
     what.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="default: all in the dataset")
     what.add_argument("--difficulty", nargs="+", choices=("easy", "medium", "hard"), default=None, help="default: all")
     what.add_argument("--limit", type=positive_int, default=None, help="first N rows of each family (smoke runs)")
-    what.add_argument("--runs", type=positive_int, default=1, help="independent runs (run k uses seed + k); default 1")
+    what.add_argument(
+        "--runs",
+        type=positive_int,
+        default=None,
+        help="independent runs (run k uses seed + k); default 3 for protocols that draw (as in the paper), else 1",
+    )
     what.add_argument("--shard", default=None, metavar="i/N", help="run every N-th instance from i; merge later")
     what.add_argument(
         "--out", required=True, type=output_dir, help="output folder (records, submission.jsonl, results.json)"
@@ -121,6 +150,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     options.add_argument("--max-retries", type=non_negative_int, default=None, help="openai (default 5)")
     options.add_argument(
+        "--generator", default=None, help="pair: the backend that draws (e.g. diffusers, scripted-image)"
+    )
+    options.add_argument("--generator-model", default=None, help="pair: the generator's model (folder, name or script)")
+    options.add_argument(
         "--request-timeout",
         type=positive_float,
         default=None,
@@ -143,8 +176,14 @@ def _protocol_names() -> list[str]:
     return protocol_names()
 
 
-def protocol_configs(names: list[str], budgets: list[str], history: str) -> list[Any]:
-    """``ProtocolConfig``s for the requested names x budgets (each protocol takes the budgets it accepts)."""
+def protocol_configs(
+    names: list[str], budgets: list[str], history: str, contexts: Sequence[str] = GENERATION_CONTEXTS[:1]
+) -> list[Any]:
+    """``ProtocolConfig``s for the requested names x budgets x generation contexts.
+
+    Each protocol takes the budgets it accepts, and the contexts when it draws; a budget
+    variant (``self_vcot_fixed``) names its protocol and budget at once.
+    """
     from vgau_data.runners.protocols import ProtocolConfig, ProtocolError, protocol_class, protocol_names
 
     requested = [part for name in names for part in name.split(",") if part]
@@ -156,18 +195,52 @@ def protocol_configs(names: list[str], budgets: list[str], history: str) -> list
         keep = int(history)
     else:
         raise ProtocolError(f"--history must be 'all' or a number of images, got {history!r}")
+    variants = {
+        f"{name}_{budget}": (name, budget) for name in protocol_names() for budget in protocol_class(name).budgets
+    }
     configs = []
     for name in dict.fromkeys(requested):
-        accepted = protocol_class(name).budgets
-        for budget in [b for b in dict.fromkeys(budgets) if b in accepted] or ["optimal"]:
-            configs.append(ProtocolConfig(name=name, budget=budget, history=keep))  # type: ignore[arg-type]
+        if name in variants:
+            name, chosen = variants[name]
+            wanted = [chosen]
+        else:
+            accepted = protocol_class(name).budgets
+            wanted = [b for b in dict.fromkeys(budgets) if b in accepted] or ["optimal"]
+        drawn = contexts if protocol_class(name).draws else [GENERATION_CONTEXTS[0]]
+        for budget in wanted:
+            for context in dict.fromkeys(drawn):
+                config = ProtocolConfig(name=name, budget=budget, history=keep, generation_context=context)  # type: ignore[arg-type]
+                if config not in configs:
+                    configs.append(config)
     return configs
+
+
+def playable(configs: list[Any], backend: Any, requested: list[str]) -> list[Any]:
+    """The configs, checked against the backend; ``all`` keeps only the protocols it can play.
+
+    Configs are fitted to the images the backend reads (``max_images``), with a note.
+    """
+    from vgau_data.runners.backends.base import IMAGE_CAPABILITIES, capabilities_of
+    from vgau_data.runners.driver import check_backend, fit_history
+
+    if "all" in [part for name in requested for part in name.split(",")]:
+        draws = bool(capabilities_of(backend) & IMAGE_CAPABILITIES)
+        configs = [config for config in configs if draws or not config.protocol.draws]
+    check_backend(configs, backend)
+    fitted = fit_history(configs, backend)
+    changed = [f"{old.variant} -> {new.variant}" for old, new in zip(configs, fitted) if old != new]
+    if changed:
+        print(
+            f"the backend reads at most {fitted[0].history} image(s) per request: {', '.join(changed)}", file=sys.stderr
+        )
+    return fitted
 
 
 def backend_options(args: argparse.Namespace, instances: list[Any]) -> dict[str, Any]:
     """The backend's keyword options: ``--model``, the shorthand flags given, then ``--backend-arg``s.
 
-    The run's instances are passed to backends that take them (scripted policies).
+    The run's instances are passed to backends that take them (scripted policies, the
+    mismatch generator, a pair).
     """
     from vgau_data.runners.backends import backend_class, parse_backend_arg
     from vgau_data.runners.backends import backend_options as accepted_options
@@ -235,7 +308,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from vgau_data.runners.report import write_report
 
-    configs = protocol_configs(args.protocol, args.budget, args.history)
+    configs = protocol_configs(args.protocol, args.budget, args.history, args.generation_context)
     shard = parse_shard(args.shard) if args.shard else None
     dataset = resolve_dataset(args.dataset or DEFAULT_DATASET)
     instances = load_instances(dataset, families=args.families, difficulties=args.difficulty, limit=args.limit)
@@ -249,6 +322,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     backend = build_backend(args, instances)
+    configs = playable(configs, backend, args.protocol)
     plan = RunPlan(
         out_dir=Path(args.out),
         protocols=configs,
@@ -256,13 +330,13 @@ def run(args: argparse.Namespace) -> int:
         runs=args.runs,
         batch_size=args.batch_size or default_batch_size(backend_class(args.backend)),
         shard=shard,
-        model_name=args.model_name or args.model,
+        model_name=args.model_name or getattr(backend, "display_name", None) or args.model,
         selection={"families": args.families, "difficulties": args.difficulty, "limit": args.limit},
     )
-    total = len(instances) * len(configs) * args.runs
+    total = len(instances) * sum(plan.runs_of(c) for c in configs)
     print(
-        f"{len(instances)} instances x {len(configs)} protocol(s) x {args.runs} run(s) = {total} episodes "
-        f"({', '.join(c.variant for c in configs)})",
+        f"{len(instances)} instances x {len(configs)} protocol(s) = {total} episodes "
+        f"({', '.join(f'{c.variant} x{plan.runs_of(c)}' for c in configs)})",
         file=sys.stderr,
     )
     progress = LiveProgress(total, enabled=not args.no_progress)

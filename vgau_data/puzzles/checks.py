@@ -154,10 +154,13 @@ def _every_prompt(spec: FamilySpec, state: Any) -> list[str]:
         prompts.with_aid(spec, state),
         prompts.with_aid(spec, state, drawn_by_model=True),
         prompts.with_solution_drawing(spec, state),
+        prompts.with_solution_drawing(spec, state, drawn_by_model=False),
         prompts.aid_edit(spec, state),
         prompts.solution_edit(spec, state),
         *(prompts.vcot_intro(spec, state, images=images) for images in ("shown", "shown_annotated", "drawn")),
         prompts.step_request(spec, 1),
+        prompts.step_edit(spec, 1, "the step"),
+        prompts.refine_request(prompts.aid_edit(spec, state)),
         prompts.REMAINING_QUESTION,
     ]
 

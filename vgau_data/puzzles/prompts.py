@@ -9,8 +9,8 @@ formats. No prompt names the optimum or the number of steps, or asks for a short
 solution: the paper's prompts never do.
 
 Pieces for the self-generation protocols (``aid_edit``, ``solution_edit``,
-``vcot_intro(..., images="drawn")``, ``image_request``) are here too, for the protocols
-that have a model draw.
+``vcot_intro(..., images="drawn")``, ``image_request``, ``step_edit``, ``refine_request``)
+are here too, for the protocols that have a model draw.
 """
 
 from __future__ import annotations
@@ -104,10 +104,11 @@ def with_aid(spec: FamilySpec, state: Any, *, drawn_by_model: bool = False) -> s
     )
 
 
-def with_solution_drawing(spec: FamilySpec, state: Any) -> str:
-    """Self-VR's answering turn: the board and the model's drawing of a solution on it."""
+def with_solution_drawing(spec: FamilySpec, state: Any, *, drawn_by_model: bool = True) -> str:
+    """VR's answering turn: the board and a drawing of a solution on it (the model's own, or ours for Oracle-VR)."""
+    source = "your edited copy of it" if drawn_by_model else "a copy of it"
     return (
-        f"{task(spec, state)}\n\nYou are given two images: the board, and your edited copy of it showing "
+        f"{task(spec, state)}\n\nYou are given two images: the board, and {source} showing "
         f"{spec.prompts.solution_shows}. Use the drawing as a hint, but check every step against the board "
         f"itself.\n\n{_reason_then_answer(spec)}"
     )
@@ -179,14 +180,53 @@ def step_request(spec: FamilySpec, index: int) -> str:
     return f"Step {index}: give exactly one {spec.prompts.step}, written as {spec.prompts.step_format}"
 
 
-def board_after(index: int) -> str:
-    """What precedes the board we show after step ``index``."""
-    return f"The board after step {index}:"
+def board_after(index: int, *, drawn: bool = False) -> str:
+    """What precedes the board after step ``index``: ours, or the model's own drawing (Self-VCoT)."""
+    return f"Your drawing of the board after step {index}:" if drawn else f"The board after step {index}:"
 
 
 def image_request(index: int) -> str:
     """Self-VCoT: ask the model to draw the board after step ``index``."""
     return f"Now draw the board as it is after step {index}."
+
+
+def step_edit(spec: FamilySpec, index: int, step: str) -> str:
+    """Self-VCoT's image stage: the request of ``image_request`` with the step itself, so it stands alone.
+
+    A generator that sees no conversation (a decoupled pair's, Table 3) learns the step from it.
+    """
+    return (
+        f"{image_request(index)} Step {index} is: {step}\n"
+        f"Edit the input image, the board before this step, so that {spec.prompts.image_change}; keep the "
+        "layout, colours and scale, and add no arrows, captions or other marks."
+    )
+
+
+EDIT_TAG = "edit"
+"""The tag around the instruction a model rewrites for de-contextualized generation (UReason)."""
+MAX_EDIT_CHARS = 8000
+
+
+def refine_request(instruction: str) -> str:
+    """De-contextualized generation (UReason): the model rewrites an edit instruction for an editor that sees nothing else."""
+    return (
+        "An image editor will now make this image. It sees only the input board and the instruction you "
+        "write, nothing of this conversation. Think about what the image must show, then write the complete "
+        f"instruction for the editor inside <{EDIT_TAG}></{EDIT_TAG}> tags.\nThe edit to make:\n{instruction}"
+    )
+
+
+def parse_edit(text: str) -> str | None:
+    """The instruction in the last ``<edit>...</edit>`` of ``text`` (at most ``MAX_EDIT_CHARS``), or None.
+
+    Example:
+        >>> parse_edit("I will move the agent. <edit> Move the blue square up one cell. </edit>")
+        'Move the blue square up one cell.'
+    """
+    payload = last_tagged(text, EDIT_TAG) if isinstance(text, str) else None
+    if payload is None or not payload.strip():
+        return None
+    return payload.strip()[:MAX_EDIT_CHARS]
 
 
 REMAINING_QUESTION = (

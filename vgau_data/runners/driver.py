@@ -2,15 +2,16 @@
 
 ``drive`` keeps up to ``batch_size`` episodes live and advances all of them together:
 each round it collects every live episode's ``request()`` and sends the requests of one
-kind in one backend call (``Conversation``s go to ``backend.chat``), single-turn and
-interactive episodes alike. A finished episode leaves the batch at once and a pending
-one takes its place, so long episodes do not hold short ones back. A new kind of request
-(an image to generate) is routed by ``register_sender`` from the module that defines the
-protocols using it; the loop itself does not change.
+kind in one backend call (``Conversation``s go to ``backend.chat``, ``ImageRequest``s to
+``backend.generate``), single-turn and interactive episodes alike. A finished episode
+leaves the batch at once and a pending one takes its place, so long episodes do not hold
+short ones back. A new kind of request is routed by ``register_sender``; the loop itself
+does not change.
 
 ``run_benchmark`` runs every (protocol, run) over the instances: it skips episodes whose
 key already has an error-free record, drives the rest, and appends one record line per
-finished episode as soon as it finishes.
+finished episode as soon as it finishes. Images the model draws are stored beside the
+records (``image_store``) before the line that references them.
 """
 
 from __future__ import annotations
@@ -23,9 +24,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vgau_data.metrics.scoring import score_answer
-from vgau_data.runners.backends.base import BackendError
+from vgau_data.runners.backends.base import (
+    IMAGE_CAPABILITIES,
+    BackendError,
+    ImageRequest,
+    capabilities_of,
+    image_limit,
+    image_source,
+)
+from vgau_data.runners.image_store import ImageStore, StoringBackend, send_images
 from vgau_data.runners.messages import Conversation
-from vgau_data.runners.protocols import Episode, ProtocolConfig, make_episode
+from vgau_data.runners.protocols import Episode, ProtocolConfig, ProtocolError, make_episode
 from vgau_data.runners.records import (
     RecordWriter,
     RunRequest,
@@ -63,6 +72,31 @@ def _chat(backend: ChatBackend, conversations: Sequence[Conversation], gen: GenP
 
 
 register_sender(Conversation, _chat)
+register_sender(ImageRequest, send_images)
+
+
+def check_backend(configs: Sequence[ProtocolConfig], backend: Any) -> None:
+    """Refuse protocols the backend cannot play: any protocol needs chat, one that draws an image capability."""
+    capabilities = capabilities_of(backend)
+    for config in configs:
+        if "chat" not in capabilities:
+            raise ProtocolError(f"backend {backend.name!r} cannot chat, so it cannot answer {config.variant!r}")
+        if config.protocol.draws and not capabilities & IMAGE_CAPABILITIES:
+            raise ProtocolError(
+                f"{config.variant!r} has the model draw, and backend {backend.name!r} makes no images; use a unified "
+                "model, or a pair (--backend pair --generator NAME) to have another model or a script draw"
+            )
+
+
+def fit_history(configs: Sequence[ProtocolConfig], backend: Any) -> list[ProtocolConfig]:
+    """Configs whose conversations keep no more images than the backend reads (``max_images``, A.4)."""
+    limit = image_limit(backend)
+    if limit is None:
+        return list(configs)
+    return [
+        config if config.history is not None and config.history <= limit else replace(config, history=limit)
+        for config in configs
+    ]
 
 
 @dataclass(slots=True)
@@ -153,17 +187,21 @@ class RunPlan:
     out_dir: Path
     protocols: Sequence[ProtocolConfig]
     gen: GenParams
-    runs: int = 1
+    runs: int | None = None
+    """Runs of every protocol; None: each protocol's ``default_runs`` (3 for those that draw)."""
     batch_size: int = 16
     shard: tuple[int, int] | None = None
     model_name: str = ""
     selection: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.runs < 1:
+        if self.runs is not None and self.runs < 1:
             raise ValueError(f"runs must be >= 1, got {self.runs}")
         if not self.protocols:
             raise ValueError("at least one protocol is needed")
+
+    def runs_of(self, config: ProtocolConfig) -> int:
+        return self.runs if self.runs is not None else config.protocol.default_runs
 
 
 @dataclass(slots=True)
@@ -198,16 +236,22 @@ def run_benchmark(
     Returns a summary. For progress displays, ``on_record`` sees each record line as it
     is written and ``on_skip`` the number of episodes skipped as already finished.
     """
+    check_backend(plan.protocols, backend)
     description = backend.describe()
     model_name = plan.model_name or str(description.get("model", backend.name))
     summary = RunSummary(Path(plan.out_dir) / model_slug(model_name, backend.fingerprint()))
+    if any(config.protocol.draws for config in plan.protocols):
+        backend = StoringBackend(backend, ImageStore(summary.model_dir))
     start = time.perf_counter()
     rows = tuple((i.id, i.task, i.difficulty) for i in instances)
-    request = RunRequest(tuple(c.variant for c in plan.protocols), plan.runs, rows, plan.shard)
+    by_runs: dict[int, list[str]] = {}
+    for config in plan.protocols:
+        by_runs.setdefault(plan.runs_of(config), []).append(config.variant)
     with folder_lock(summary.model_dir, exclusive=False):
-        record_request(summary.model_dir, request)
+        for runs, variants in by_runs.items():
+            record_request(summary.model_dir, RunRequest(tuple(variants), runs, rows, plan.shard))
         for config in plan.protocols:
-            for run in range(plan.runs):
+            for run in range(plan.runs_of(config)):
                 _run_group(backend, instances, dataset, plan, config, run, summary, on_record, on_skip)
     summary.seconds = time.perf_counter() - start
     return summary
@@ -274,6 +318,10 @@ def record_header(
 ) -> dict[str, Any]:
     """The first line of a records file: who ran what, how, on which dataset build."""
     description = backend.describe()
+    drawn_by = {}
+    if config.protocol.draws:
+        source = image_source(backend)
+        drawn_by = {"images": {"source": source.source, "generator": source.generator}}
     return {
         "format": 1,
         "created": now_iso(),
@@ -289,6 +337,7 @@ def record_header(
         "dataset": {"source": dataset.source, "revision": dataset.revision, "fingerprint": dataset.fingerprint},
         "selection": {**plan.selection, "shard": list(plan.shard) if plan.shard else None, "n_instances": n_instances},
         "versions": software_versions(),
+        **drawn_by,
     }
 
 
@@ -313,5 +362,6 @@ def episode_record(episode: Episode, key: str, run: int) -> dict[str, Any]:
         "verdict": verdict,
         "reference": instance.reference,
         "turns": [turn.to_dict() for turn in outcome.turns],
+        **episode.record_fields(),
         "finished": now_iso(),
     }

@@ -37,7 +37,7 @@ class StepResult:
     """What one step did.
 
     ``image`` is the board after the step (None after an illegal step: the board did not
-    change); ``illegal`` is the reason code of a rejected step; ``feedback`` says it in
+    change, or when the environment does not ``observe``); ``illegal`` is the reason code of a rejected step; ``feedback`` says it in
     words, for records.
     """
 
@@ -55,12 +55,15 @@ class PuzzleEnv:
         initial_state: the parsed initial state.
         annotate: draw the oracle grid annotation (red grid lines and ``(r,c)`` labels) on
             every returned image (Oracle-Aug-VCoT).
+        observe: render the board after each step; False when nobody looks at it (Self-VCoT,
+            where the model draws the board itself), and ``StepResult.image`` is None.
     """
 
-    def __init__(self, family: FamilySpec, initial_state: Any, *, annotate: bool = False) -> None:
+    def __init__(self, family: FamilySpec, initial_state: Any, *, annotate: bool = False, observe: bool = True) -> None:
         self.family = family
         self.initial_state = initial_state
         self.annotate = annotate
+        self.observe = observe
         self.state = initial_state
         self.steps: list[Any] = []
         self.over = False
@@ -96,6 +99,7 @@ class PuzzleEnv:
             self.over = True
             return StepResult(None, f"step {number} {shown} is illegal ({nxt.code})", False, nxt.code)
         self.state = nxt
+        image = self.render() if self.observe else None
         if self.goal:
-            return StepResult(self.render(), f"step {number} {shown} reached the goal", True)
-        return StepResult(self.render(), f"step {number} {shown} was applied", False)
+            return StepResult(image, f"step {number} {shown} reached the goal", True)
+        return StepResult(image, f"step {number} {shown} was applied", False)

@@ -51,6 +51,7 @@ class Instance:
     state: str
     image_data: bytes | Image.Image = field(compare=False, repr=False)
     oracle_aid_data: bytes | Image.Image | None = field(default=None, compare=False, repr=False)
+    oracle_vr_data: bytes | Image.Image | None = field(default=None, compare=False, repr=False)
 
     @property
     def image(self) -> Image.Image:
@@ -90,9 +91,19 @@ class Instance:
 
         return oracle_aid(self.family, self.initial_state())
 
+    def vr_drawing(self) -> Image.Image:
+        """The drawn optimal solution (Oracle-VR): the dataset's ``oracle_vr``, or drawn now when the row has none."""
+        if self.oracle_vr_data is not None:
+            return _as_image(self.oracle_vr_data)
+        from vgau_data.oracle_aids import oracle_image
 
-INSTANCE_COLUMNS: tuple[str, ...] = ("id", "task", "difficulty", "optimal_length", "state", "image", "oracle_aid")
-IMAGE_COLUMNS: tuple[str, ...] = ("image", "oracle_aid")
+        return oracle_image(self.family, self.initial_state(), "vr")
+
+
+INSTANCE_COLUMNS: tuple[str, ...] = (
+    "id", "task", "difficulty", "optimal_length", "state", "image", "oracle_aid", "oracle_vr",
+)  # fmt: skip
+IMAGE_COLUMNS: tuple[str, ...] = ("image", "oracle_aid", "oracle_vr")
 
 
 def _as_image(data: bytes | Image.Image) -> Image.Image:
@@ -129,6 +140,7 @@ def instance_from_row(row: dict[str, Any]) -> Instance:
         state=str(row["state"]),
         image_data=image,
         oracle_aid_data=_image_data(row.get("oracle_aid")),
+        oracle_vr_data=_image_data(row.get("oracle_vr")),
     )
 
 

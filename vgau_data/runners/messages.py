@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
 
-Asks = Literal["answer", "step", "remaining"]
-"""What a request wants back: a final answer, one interactive step, or a count of steps left."""
+Asks = Literal["answer", "step", "remaining", "refine"]
+"""What a request wants back: a final answer, one interactive step, a count of steps left, or an
+edit instruction rewritten for an image editor (de-contextualized generation)."""
 
 OMITTED_IMAGE_TEXT = "[earlier image omitted]"
 """What ``keep_last_images`` puts where it drops an image, so turns keep their shape."""
@@ -58,6 +59,12 @@ class ImagePart:
         if image_format not in self._encoded:
             self._encoded[image_format] = image_data_url(self.image, image_format)
         return self._encoded[image_format]
+
+    def digest(self) -> str:
+        """``image_digest`` of the image (cached, like the encodings)."""
+        if "digest" not in self._encoded:
+            self._encoded["digest"] = image_digest(self.image)
+        return self._encoded["digest"]
 
 
 Part = TextPart | ImagePart

@@ -12,6 +12,10 @@ in the conversation, so every assistant message is a step).
                         (under the ``fixed`` budget the episode stops unsolved).
     random              the family's random answer; interactively, a random step, and a
                         random count of steps left (0-3).
+
+Asked to rewrite an edit instruction (``refine``, de-contextualized generation), every
+policy returns ``REWRITTEN_EDIT`` in ``<edit>`` tags: scripted image generators draw from
+the request's truth, not its words.
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vgau_data.puzzles.prompts import REMAINING_TAG
+from vgau_data.puzzles.prompts import EDIT_TAG, REMAINING_TAG
 
 if TYPE_CHECKING:
     from vgau_data.runners.instances import Instance
     from vgau_data.runners.messages import Conversation
 
 POLICIES: tuple[str, ...] = ("oracle", "oracle-stop-early", "random")
+REWRITTEN_EDIT = "Redraw the input board exactly as the request describes, changing nothing else."
 
 
 def split_session_id(session_id: str) -> tuple[str, str, int]:
@@ -59,6 +64,8 @@ def make_policy(name: str, instances: Sequence[Instance]) -> Callable[[Conversat
             raise KeyError(f"scripted policy {name!r} has no instance {instance_id!r}")
         family = by_id[instance_id].family
         taken = conversation.n_assistant_turns
+        if conversation.asks == "refine":
+            return f"<{EDIT_TAG}>{REWRITTEN_EDIT}</{EDIT_TAG}>"
         if name == "random":
             return _random_text(by_id[instance_id], conversation)
         answer, steps = solved(instance_id)

@@ -103,7 +103,7 @@ def model_slug(model: str, fingerprint: str) -> str:
         'Qwen2.5-VL-7B-Instruct-abcdef01'
     """
     base = Path(model.rstrip("/")).name or model
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-.")[:60] or "model"
+    safe = re.sub(r"[^A-Za-z0-9._+-]+", "-", base).strip("-.+")[:60] or "model"
     return f"{safe}-{fingerprint[:8]}"
 
 

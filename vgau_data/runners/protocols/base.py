@@ -11,8 +11,12 @@ more), ``budgets`` lists the step budgets it accepts and ``summary`` describes i
 line. The driver, the CLI, the scorer's list of protocol names and the scripted policies
 read the registry, so a new protocol is one new registered class and nothing else.
 
+A protocol in which the model draws sets ``draws``; it then takes a generation context
+(what reaches its image stage, after UReason) and runs 3 times by default (``default_runs``:
+the paper averages 3 runs of a unified model).
+
 A protocol and its options make a ``ProtocolConfig``; its ``variant`` names it in records
-and submissions (``oracle_vcot_fixed``, ``oracle_aug_vcot_last2``).
+and submissions (``oracle_vcot_fixed``, ``oracle_aug_vcot_last2``, ``self_gta_direct``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from vgau_data.errors import VgauError
 from vgau_data.puzzles.prompts import PROMPT_VERSION
-from vgau_data.runners.messages import Asks, Conversation, ImagePart, Message, image_digest, keep_last_images
+from vgau_data.runners.messages import Asks, Conversation, ImagePart, Message, keep_last_images
 
 if TYPE_CHECKING:
     from vgau_data.runners.backends.base import Completion
@@ -34,6 +38,13 @@ BudgetMode = Literal["optimal", "fixed"]
 BUDGET_MODES: tuple[str, ...] = ("optimal", "fixed")
 """``optimal``: at most ``optimal_length`` rounds (the paper's setting); ``fixed``: the model
 says when it is done, in a separate question after each round (section 4.4)."""
+
+GenerationContext = Literal["reasoning", "direct", "decontextualized"]
+GENERATION_CONTEXTS: tuple[str, ...] = ("reasoning", "direct", "decontextualized")
+"""What reaches the image stage of a protocol that draws (UReason's three settings), default first:
+``reasoning``, the conversation so far (the model's own replies) and the edit instruction;
+``direct``, the edit instruction alone; ``decontextualized``, only an instruction the model
+rewrote for an editor that sees nothing else. See ``protocols/drawn.py``."""
 
 _REGISTRY: dict[str, type[Episode]] = {}
 PROTOCOLS: Mapping[str, type[Episode]] = MappingProxyType(_REGISTRY)
@@ -95,12 +106,15 @@ class ProtocolConfig:
         cap_factor: a ``fixed`` episode stops after ``max(cap_factor * optimal_length,
             optimal_length + 1)`` steps if the model never says it is done (a failure,
             reported as ``end == "cap"``); the model is not told.
+        generation_context: what reaches the image stage of a protocol that draws (one of
+            ``GENERATION_CONTEXTS``); other protocols take only the default.
     """
 
     name: str
     budget: BudgetMode = "optimal"
     history: int | None = None
     cap_factor: int = 2
+    generation_context: GenerationContext = "reasoning"
 
     def __post_init__(self) -> None:
         cls = protocol_class(self.name)
@@ -112,6 +126,12 @@ class ProtocolConfig:
             raise ProtocolError(f"history must keep at least 1 image, got {self.history}")
         if self.cap_factor < 1:
             raise ProtocolError(f"cap_factor must be >= 1, got {self.cap_factor}")
+        if self.generation_context not in GENERATION_CONTEXTS:
+            raise ProtocolError(
+                f"generation_context must be one of {GENERATION_CONTEXTS}, got {self.generation_context!r}"
+            )
+        if self.generation_context != GENERATION_CONTEXTS[0] and not cls.draws:
+            raise ProtocolError(f"{self.name!r} draws nothing, so it takes no generation context")
 
     @property
     def protocol(self) -> type[Episode]:
@@ -124,8 +144,12 @@ class ProtocolConfig:
         Example:
             >>> ProtocolConfig(name="oracle_vcot", budget="fixed").variant
             'oracle_vcot_fixed'
+            >>> ProtocolConfig(name="self_vcot", budget="fixed", generation_context="direct", history=1).variant
+            'self_vcot_fixed_direct_last1'
         """
         name = self.name + ("_fixed" if self.budget == "fixed" else "")
+        if self.generation_context != GENERATION_CONTEXTS[0]:
+            name += f"_{self.generation_context}"
         return name + (f"_last{self.history}" if self.history is not None else "")
 
     def step_cap(self, optimal_length: int) -> int:
@@ -135,7 +159,11 @@ class ProtocolConfig:
         return max(self.cap_factor * optimal_length, optimal_length + 1)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "prompt_version": PROMPT_VERSION}
+        """The settings for record headers and keys (a protocol that draws nothing has no generation context)."""
+        settings = {**asdict(self), "prompt_version": PROMPT_VERSION}
+        if not self.protocol.draws:
+            del settings["generation_context"]
+        return settings
 
 
 @dataclass(slots=True)
@@ -188,12 +216,16 @@ class Episode:
         rank: position in tables (direct 10, text_cot 20, ... diagnostics after 100).
         budgets: step budgets it accepts (single-turn protocols: only ``optimal``).
         summary: one line for help texts and the README table.
+        draws: the model makes images (its backend needs an image capability).
+        default_runs: runs when none are asked for (3 for protocols that draw, as in the paper).
     """
 
     name: ClassVar[str]
     rank: ClassVar[int]
     budgets: ClassVar[tuple[str, ...]] = ("optimal",)
     summary: ClassVar[str]
+    draws: ClassVar[bool] = False
+    default_runs: ClassVar[int] = 1
 
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
         if config.name != self.name:
@@ -234,6 +266,10 @@ class Episode:
             raise RuntimeError(f"episode {self.session_id} is not finished")
         return self._outcome
 
+    def record_fields(self) -> dict[str, Any]:
+        """Fields a protocol adds to its episode records (the images a protocol that draws made)."""
+        return {}
+
     # ------------------------------------------------------------------ what a protocol defines
 
     def _pending(self) -> tuple[list[Message], Asks]:
@@ -247,7 +283,7 @@ class Episode:
     # ------------------------------------------------------------------ shared machinery
 
     def _record_turn(self, asks: str, messages: list[Message], completion: Completion) -> Turn:
-        sent = [image_digest(part.image) for part in _last_user_images(messages)]
+        sent = [part.digest() for part in _last_user_images(messages)]
         turn = Turn(
             asks=asks,
             text=completion.text,

@@ -50,7 +50,9 @@ class InteractiveEpisode(Episode):
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
         super().__init__(instance, config, run)
         state = instance.initial_state()
-        self.env = PuzzleEnv(self.family, state, annotate=self.images == "shown_annotated")
+        self.env = PuzzleEnv(
+            self.family, state, annotate=self.images == "shown_annotated", observe=self.images != "drawn"
+        )
         self.env.reset()
         self.cap = config.step_cap(instance.optimal_length)
         first: list[Any] = [instance.image]

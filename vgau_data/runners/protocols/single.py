@@ -1,4 +1,4 @@
-"""Single-turn protocols: one question, one answer (A.2.1, A.2.5 and the direct baseline)."""
+"""Single-turn protocols: one question, one answer (A.2.1, A.2.5, the direct baseline and Oracle-VR)."""
 
 from __future__ import annotations
 
@@ -56,3 +56,14 @@ class OracleGtA(SingleTurnEpisode):
 
     def first_message(self) -> Message:
         return user(self.instance.image, self.instance.aid(), prompts.with_aid(self.family, self._state()))
+
+
+@register
+class OracleVR(SingleTurnEpisode):
+    name = "oracle_vr"
+    rank = 90
+    summary = "board + our drawing of an optimal solution on it (the dataset's oracle_vr) + the question"
+
+    def first_message(self) -> Message:
+        prompt = prompts.with_solution_drawing(self.family, self._state(), drawn_by_model=False)
+        return user(self.instance.image, self.instance.vr_drawing(), prompt)
