@@ -101,8 +101,11 @@ def test_mismatch_generator__substitutes_another_instance_of_the_bucket() -> Non
     for step in (1, 2):  # the substitute's state after as many steps as the target took
         made = generator.generate([_request(target, "next_state", step=step)], GenParams())[0]
         assert made.image.tobytes() == family.render(walk[step - 1]).tobytes()
-    lonely = ScriptedImageGenerator("mismatch", instances=pool[:1]).generate([_request(target, "aid")], GenParams())[0]
-    assert not lonely.ok and "no other maze/easy instance" in lonely.error
+    with pytest.raises(BackendError, match="maze/easy has only one; select more rows"):
+        ScriptedImageGenerator("mismatch", instances=[*pool[:1], *pool[3:]])
+    stranger = _instances("parking", 1)[0]
+    unknown = generator.generate([_request(stranger, "aid")], GenParams())[0]
+    assert not unknown.ok and "no other parking/easy instance" in unknown.error
 
 
 def test_scripted_image__bad_names_and_missing_truth() -> None:

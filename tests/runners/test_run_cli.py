@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -217,11 +218,10 @@ def test_run__bad_arguments_fail_with_a_message(dataset_dir, tmp_path, capsys) -
     assert "unknown protocol" in capsys.readouterr().err
     assert _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "self_vr") == 2
     assert "'self_vr' has the model draw, and backend 'scripted' makes no images" in capsys.readouterr().err
-    assert (
-        _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "text_cot",
-             "--generation-context", "direct")  # fmt: skip
-        == 0
-    ), "a generation context applies to the protocols that draw, and leaves the others as they are"
+    other_protocols = ["--backend", "scripted", "--model", "oracle", "--protocol", "text_cot"]
+    assert _run(dataset_dir, tmp_path, *other_protocols, "--generation-context", "direct") == 0, (
+        "a generation context applies to the protocols that draw, and leaves the others as they are"
+    )
     assert (
         _run(
             dataset_dir,
@@ -265,8 +265,25 @@ def test_run__odd_replies_and_key_echoes_never_crash_the_run_or_reach_a_file(
     server = fake_server(lambda body, headers: "never", fault=rotate)
     monkeypatch.setenv("TEST_RUN_KEY", key)
     url = server.url.replace("http://", f"http://alice:{password}@")
-    args = ("--backend", "openai", "--base-url", url, "--api-key-env", "TEST_RUN_KEY", "--model", "served",
-            "--protocol", "direct", "oracle_vcot", "--max-retries", "0", "--concurrency", "1", "--batch-size", "1")
+    args = (
+        "--backend",
+        "openai",
+        "--base-url",
+        url,
+        "--api-key-env",
+        "TEST_RUN_KEY",
+        "--model",
+        "served",
+        "--protocol",
+        "direct",
+        "oracle_vcot",
+        "--max-retries",
+        "0",
+        "--concurrency",
+        "1",
+        "--batch-size",
+        "1",
+    )
     assert _run(dataset_dir, tmp_path, *args) == 1
     assert elsewhere.requests == []
     model_dir = _only_model_dir(tmp_path)
@@ -327,3 +344,81 @@ def test_report__episodes_stopped_by_the_cap_are_counted_and_named(dataset_dir, 
     assert body["oracle_vcot_fixed"]["optimal_accuracy"] == 0.0
     assert any("step cap" in warning for warning in body["META"]["warnings"])
     assert "step cap" in report.text
+
+
+# ------------------------------------------------------------------ protocols that draw
+
+
+SELF_VARIANTS = ["self_gta", "self_vcot", "self_vcot_fixed", "self_vr"]
+
+
+def _image_records(model_dir: Path) -> list[dict]:
+    return [image for record in _records(model_dir) for image in record.get("images", [])]
+
+
+def test_run__scripted_image_oracle_scores_100_percent_under_every_self_protocol(dataset_dir, tmp_path, capsys) -> None:
+    args = ["--backend", "scripted-image", "--model", "oracle", "--protocol", *SELF_VARIANTS]
+    assert _run(dataset_dir, tmp_path, *args) == 0
+    model_dir = _only_model_dir(tmp_path)
+    assert model_dir.name.startswith("scripted-image-oracle-")
+    results = _results(model_dir)
+    assert sorted(results) == sorted(SELF_VARIANTS)
+    assert all(r["optimal_accuracy"] == 1.0 and r["runs"] == 3 for r in results.values()), results
+    images = _image_records(model_dir)
+    assert {(i["source"], i["generator"]) for i in images} == {("oracle", "scripted-image:oracle")}
+    assert {i["purpose"] for i in images} == {"aid", "next_state", "vr"}
+    for image in images:
+        data = (model_dir / "images" / image["sha256"][:2] / f"{image['sha256']}.png").read_bytes()
+        assert hashlib.sha256(data).hexdigest() == image["sha256"]
+    headers = [json.loads(p.read_text().splitlines()[0]) for p in (model_dir / "records").glob("*/run-*.jsonl")]
+    assert {h["images"]["source"] for h in headers} == {"oracle"}
+    assert "self_vcot_fixed x3" in capsys.readouterr().err
+    index = (model_dir / "images" / "generated.jsonl").read_text().splitlines()
+    assert _run(dataset_dir, tmp_path, *args) == 0, "a rerun resumes"
+    assert (model_dir / "images" / "generated.jsonl").read_text().splitlines() == index, "and generates nothing"
+
+
+@pytest.mark.parametrize("model", ["noise", "mismatch", "perturbed-2"])
+def test_run__scripted_image_controls_run_end_to_end(model: str, dataset_dir, tmp_path) -> None:
+    args = ["--backend", "scripted-image", "--model", model, "--protocol", *SELF_VARIANTS, "--runs", "1"]
+    assert _run(dataset_dir, tmp_path, *args, "--families", "maze", "onet", "--difficulty", "easy") == 0
+    model_dir = _only_model_dir(tmp_path)
+    images = _image_records(model_dir)
+    assert {i["source"] for i in images} == {model} and all(i["sha256"] for i in images)
+    if model == "mismatch":
+        assert all(i["substitute"].startswith(("maze-", "onet-")) for i in images)
+    assert set(_results(model_dir)) == set(SELF_VARIANTS)
+
+
+def test_run__pairs_with_two_generators_are_two_models(dataset_dir, tmp_path) -> None:
+    folders = []
+    for generator_model in ("noise", "mismatch"):
+        out = tmp_path / generator_model
+        args = ["--backend", "pair", "--generator", "scripted-image", "--generator-model", generator_model,
+                "--backend-arg", "answerer=scripted", "--model", "oracle", "--protocol", "self_gta", "--runs", "1",
+                "--difficulty", "easy", "--families", "maze"]  # fmt: skip
+        assert _run(dataset_dir, out, *args) == 0
+        folders.append(_only_model_dir(out))
+        submission = read_submission(folders[-1] / "submission.jsonl")
+        assert submission.header.model == f"oracle+scripted-image-{generator_model}"
+    assert folders[0].name.split("-")[-1] != folders[1].name.split("-")[-1], "fingerprints differ"
+    assert [p.name.rsplit("-", 1)[0] for p in folders] == [
+        "oracle+scripted-image-noise",
+        "oracle+scripted-image-mismatch",
+    ]
+
+
+def test_run__generation_contexts_are_variants_with_their_own_keys(dataset_dir, tmp_path) -> None:
+    args = ["--backend", "scripted-image", "--model", "oracle", "--protocol", "self_vcot", "all", "--runs", "1",
+            "--limit", "1", "--families", "maze", "--generation-context", "reasoning", "decontextualized"]  # fmt: skip
+    assert _run(dataset_dir, tmp_path, *args) == 0
+    results = _results(_only_model_dir(tmp_path))
+    assert {"self_vcot", "self_vcot_decontextualized", "self_gta_decontextualized", "text_cot", "oracle_vr"} <= set(
+        results
+    ), "all: every protocol the backend plays, each drawing one in both contexts"
+    assert "text_cot_decontextualized" not in results
+    records = _records(_only_model_dir(tmp_path))
+    contexts = {r["protocol"]: {i["context"] for i in r.get("images", [])} for r in records}
+    assert contexts["self_vr_decontextualized"] == {"decontextualized"} and contexts["self_vr"] == {"reasoning"}
+    keys = [r["key"] for r in records]
+    assert len(keys) == len(set(keys))

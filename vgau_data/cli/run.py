@@ -311,9 +311,8 @@ def run(args: argparse.Namespace) -> int:
     configs = protocol_configs(args.protocol, args.budget, args.history, args.generation_context)
     shard = parse_shard(args.shard) if args.shard else None
     dataset = resolve_dataset(args.dataset or DEFAULT_DATASET)
-    instances = load_instances(dataset, families=args.families, difficulties=args.difficulty, limit=args.limit)
-    if shard is not None:
-        instances = shard_instances(instances, *shard)
+    selected = load_instances(dataset, families=args.families, difficulties=args.difficulty, limit=args.limit)
+    instances = shard_instances(selected, *shard) if shard is not None else selected
     gen = GenParams(
         max_new_tokens=args.max_new_tokens,
         greedy=args.temperature == 0,
@@ -321,7 +320,7 @@ def run(args: argparse.Namespace) -> int:
         top_p=args.top_p,
         seed=args.seed,
     )
-    backend = build_backend(args, instances)
+    backend = build_backend(args, selected)  # every shard's backend sees the whole selection (mismatch picks from it)
     configs = playable(configs, backend, args.protocol)
     plan = RunPlan(
         out_dir=Path(args.out),

@@ -65,6 +65,21 @@ def _state(family: FamilySpec, value: Any) -> Any:
     return family.from_json(value) if isinstance(value, str) else value
 
 
+def _check_partners(instances: Sequence[Instance]) -> None:
+    """Every instance needs another of its family and bucket for ``mismatch`` to substitute."""
+    if not instances:
+        raise BackendError("the mismatch generator needs the run's instances (instances=...) to draw another instance from")
+    sizes: dict[tuple[str, str], int] = {}
+    for instance in instances:
+        sizes[(instance.task, instance.difficulty)] = sizes.get((instance.task, instance.difficulty), 0) + 1
+    alone = sorted(f"{task}/{level}" for (task, level), size in sizes.items() if size < 2)
+    if alone:
+        raise BackendError(
+            f"the mismatch generator substitutes another instance of the same family and bucket, and {', '.join(alone)} "
+            "has only one; select more rows (--limit) or leave those buckets out (--difficulty)"
+        )
+
+
 class ScriptedImageGenerator:
     """Images made by script from the request's truth; ``model`` names the script.
 
@@ -93,10 +108,8 @@ class ScriptedImageGenerator:
         elif model not in KINDS:
             raise BackendError(f"unknown scripted image generator {model!r}; choose from {', '.join(KINDS)}")
         self.instances = tuple(instances)
-        if model == "mismatch" and not self.instances:
-            raise BackendError(
-                "the mismatch generator needs the run's instances (instances=...) to draw another instance from"
-            )
+        if model == "mismatch":
+            _check_partners(self.instances)
         self.answerer = answerer
         self._chat = None
         if answerer is not None:
