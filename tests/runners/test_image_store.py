@@ -72,8 +72,11 @@ def test_storing_backend__a_request_seen_before_is_never_generated_again(instanc
     assert generator.made == 2, "only the request with another instruction was generated"
     assert again[0].meta["cached"] and again[0].image.tobytes() == first.image.tobytes()
     assert again[0].meta["sha256"] == first.meta["sha256"]
-    lines = (tmp_path / "images" / INDEX_NAME).read_text().splitlines()
-    assert len(lines) == 2 and len({json.loads(line)["key"] for line in lines}) == 2
+    lines = [json.loads(line) for line in (tmp_path / "images" / INDEX_NAME).read_text().splitlines()]
+    assert len(lines) == 2 and len({line["key"] for line in lines}) == 2
+    assert {(line["session"], line["purpose"], line["round"]) for line in lines} == {
+        (f"{instance.id}/self_gta/run0", "aid", 0)
+    }
     with (tmp_path / "images" / INDEX_NAME).open("a") as index:
         index.write('{"key": "torn')  # a run killed mid-line
     assert StoringBackend(generator, ImageStore(tmp_path)).generate([_request(instance)], GEN)[0].meta["cached"]
@@ -136,5 +139,9 @@ def test_store__an_empty_or_missing_index_is_an_empty_cache(tmp_path: Path, size
         (tmp_path / "images").mkdir()
         (tmp_path / "images" / INDEX_NAME).write_text("")
     assert store.lookup("k") is None
-    assert store.remember("k", GeneratedImage(error="failed")).error == "failed"
+    assert store.remember("k", _request_for_nothing(), GeneratedImage(error="failed")).error == "failed"
     assert not (tmp_path / "images" / INDEX_NAME).is_file() or not (tmp_path / "images" / INDEX_NAME).read_text()
+
+
+def _request_for_nothing() -> ImageRequest:
+    return ImageRequest(session_id="maze-easy-0000/self_gta/run0", purpose="aid", instruction="")

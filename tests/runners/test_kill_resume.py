@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -35,8 +36,24 @@ def _results(out: Path) -> dict:
 
 def _run_args(out: Path, dataset_dir: Path, url: str, *protocols: str) -> list[str]:
     return [
-        "run", "--dataset", str(dataset_dir), "--out", str(out), "--no-progress", "--backend", "openai",
-        "--base-url", url, "--model", "served", "--protocol", *protocols, "--batch-size", "2", "--concurrency", "2",
+        "run",
+        "--dataset",
+        str(dataset_dir),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--backend",
+        "openai",
+        "--base-url",
+        url,
+        "--model",
+        "served",
+        "--protocol",
+        *protocols,
+        "--batch-size",
+        "2",
+        "--concurrency",
+        "2",
     ]
 
 
@@ -78,8 +95,19 @@ def test_kill__sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(
     assert "incomplete: text_cot:" in printed.out and "--allow-incomplete" in printed.err
     (model_dir,) = [p for p in out.iterdir() if p.is_dir()]
     merged = json.loads((model_dir / "results.json").read_text())
-    assert main(["score", str(model_dir / "submission.jsonl"), "--dataset", str(dataset_dir), "--out",
-                 str(tmp_path / "scored.json")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                str(model_dir / "submission.jsonl"),
+                "--dataset",
+                str(dataset_dir),
+                "--out",
+                str(tmp_path / "scored.json"),
+            ]
+        )
+        == 0
+    )
     scored = json.loads((tmp_path / "scored.json").read_text())
     ((_, merged_body),), ((_, scored_body),) = merged.items(), scored.items()
     for protocol, result in scored_body.items():
@@ -120,3 +148,51 @@ def test_merge__refuses_while_a_run_is_writing_and_loses_nothing(
     reported = int(stdout.decode().split(" episodes run")[0].rsplit("\n", 1)[-1])
     assert reported == len(_episode_lines(out)) == 2 * len(instances)
     assert main(["merge", "--out", str(out)]) == 0
+
+
+def test_kill__a_self_generation_run_killed_and_rerun_generates_no_image_twice(
+    oracle_server, dataset_dir, instances, tmp_path
+) -> None:
+    """A pair (our oracle images, a served model answering) under self_vcot and self_gta, killed with SIGKILL."""
+    server = oracle_server(delay_s=0.03)
+    out = tmp_path / "killed"
+    answerer = json.dumps({"base_url": server.url, "concurrency": 2})
+    args = [
+        "run", "--dataset", str(dataset_dir), "--out", str(out), "--no-progress", "--backend", "pair",
+        "--generator", "scripted-image", "--generator-model", "oracle", "--backend-arg", "answerer=openai",
+        "--backend-arg", f"answerer_options={answerer}", "--model", "served", "--protocol", "self_vcot", "self_gta",
+        "--runs", "1", "--batch-size", "2",
+    ]  # fmt: skip
+    process = _start(args)
+    try:
+        _wait_for_lines(process, out, 3)
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.communicate(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    before = _episode_lines(out)
+    (model_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    index = model_dir / "images" / "generated.jsonl"
+    generated_before = [json.loads(line) for line in index.read_text().splitlines() if line.endswith("}")]
+    assert 3 <= len(before) < 2 * len(instances) and generated_before
+    finished = {f"{line['id']}/{line['protocol']}/run0" for line in before}
+    interrupted = {entry["session"] for entry in generated_before} - finished
+    assert interrupted, "the kill caught an episode after it had images and before its record"
+
+    assert main(args) == 0
+    after = _episode_lines(out)
+    keys = [line["key"] for line in after]
+    assert len(keys) == len(set(keys)) == 2 * len(instances)  # nothing lost, nothing written twice
+    assert all(line["verdict"]["optimal"] for line in after)
+    generated = [json.loads(line)["key"] for line in index.read_text().splitlines()]
+    assert generated[: len(generated_before)] == [entry["key"] for entry in generated_before]
+    images = [image for line in after for image in line["images"]]
+    assert len(generated) == len(set(generated)) == len(images), "each image the records hold was made exactly once"
+    reused = {entry["sha256"] for entry in generated_before if entry["session"] in interrupted}
+    replayed = {
+        i["sha256"] for line in after if f"{line['id']}/{line['protocol']}/run0" in interrupted for i in line["images"]
+    }
+    assert reused <= replayed, "the interrupted episodes were replayed from the stored images"
+    for image in images:
+        path = model_dir / "images" / image["sha256"][:2] / f"{image['sha256']}.png"
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == image["sha256"]

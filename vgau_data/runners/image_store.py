@@ -3,7 +3,8 @@
 Layout under a model folder (beside ``records/``)::
 
     images/<sha[:2]>/<sha>.png      every generated (or substituted) image, content-addressed
-    images/generated.jsonl          one line per image generated: its request key and file
+    images/generated.jsonl          one line per image generated: its request key, session, purpose,
+                                    round and file
 
 A file is named by the sha256 of its PNG bytes and written whole (a temporary file moved
 into place) before the index line, and both before the record line that references it,
@@ -163,13 +164,13 @@ class ImageStore:
             meta={**meta, "sha256": entry["sha256"], "cached": True},
         )
 
-    def remember(self, key: str, made: GeneratedImage) -> GeneratedImage:
+    def remember(self, key: str, request: ImageRequest, made: GeneratedImage) -> GeneratedImage:
         """Store a newly generated image and index it under ``key``; return it with its ``sha256`` in ``meta``."""
         if made.image is None:
             return made
         sha256 = self.put(made.image)
-        entry = {"key": key, "sha256": sha256, "latency_s": round(made.latency_s, 4), "text": made.text,
-                 "meta": made.meta}  # fmt: skip
+        entry = {"key": key, "sha256": sha256, "session": request.session_id, "purpose": request.purpose,
+                 "round": request.step, "latency_s": round(made.latency_s, 4), "text": made.text, "meta": made.meta}  # fmt: skip
         line = json.dumps(entry, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
         self.root.mkdir(parents=True, exist_ok=True)
         with self.index_path.open("ab") as handle:
@@ -203,7 +204,7 @@ class StoringBackend:
                     f"backend {self.backend.name!r} returned {len(made)} images for {len(missing)} requests"
                 )
             for index, image in zip(missing, made):
-                results[index] = self.store.remember(keys[index], image) if image.ok else image
+                results[index] = self.store.remember(keys[index], requests[index], image) if image.ok else image
         return results  # type: ignore[return-value]
 
 
