@@ -265,9 +265,7 @@ class DrawThenAnswer(DrawingEpisode, SingleTurnEpisode):
 class SelfGtA(DrawThenAnswer):
     name = "self_gta"
     rank = 30
-    summary = (
-        "board; the model draws red grid lines and (r,c) labels on it, then answers given the board and its drawing"
-    )
+    summary = "board; the model draws red grid lines and (r,c) labels on it (Tables 18-23), then answers given both"
     purpose = "aid"
 
     def edit_instruction(self, state: Any) -> str:
@@ -281,7 +279,9 @@ class SelfGtA(DrawThenAnswer):
 class SelfVCoT(DrawingEpisode, InteractiveEpisode):
     name = "self_vcot"
     rank = 40
-    summary = "board; one step per round, then the model draws the board after it and is shown its own drawing"
+    summary = (
+        "board; one step per round, then the model draws the board after it (Tables 24-29) and is shown its drawing"
+    )
     images = "drawn"
 
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
@@ -310,7 +310,7 @@ class SelfVCoT(DrawingEpisode, InteractiveEpisode):
 class SelfVR(DrawThenAnswer):
     name = "self_vr"
     rank = 50
-    summary = "board; the model draws its solution on it, then answers given the board and its drawing"
+    summary = "board; the model draws its solution on it (Tables 30-35), then answers given both"
     purpose = "vr"
 
     def edit_instruction(self, state: Any) -> str:
