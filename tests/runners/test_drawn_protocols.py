@@ -261,7 +261,8 @@ def test_sources__self_for_a_unified_model_external_for_a_pair_the_script_for_a_
     answerer = ScriptedBackend(model="oracle", instances=chosen)
     assert source(Unified(chosen)) == ("self", "unified:Unified-7B")
     assert source(DecoupledPair(generator=Unified(chosen), answerer=answerer)) == ("external", "unified:Unified-7B")
-    mismatch = ScriptedImageGenerator("mismatch", instances=instances, answerer=None)
+    easy = [instance for instance in instances if instance.difficulty == "easy"]
+    mismatch = ScriptedImageGenerator("mismatch", instances=easy, answerer=None)
     assert source(DecoupledPair(generator=mismatch, answerer=answerer)) == ("mismatch", "scripted-image:mismatch")
 
 

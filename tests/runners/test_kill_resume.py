@@ -72,19 +72,24 @@ def _wait_for_lines(process: subprocess.Popen, out: Path, count: int) -> None:
         time.sleep(0.02)
 
 
+def _kill_after(args: list[str], out: Path, count: int) -> None:
+    """Start ``vgau-data`` with ``args`` and SIGKILL it once ``count`` records are written."""
+    process = _start(args)
+    try:
+        _wait_for_lines(process, out, count)
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.communicate(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+
+
 def test_kill__sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(
     oracle_server, dataset_dir, instances, tmp_path, capsys
 ) -> None:
     server = oracle_server(delay_s=0.03)
     out = tmp_path / "killed"
     args = _run_args(out, dataset_dir, server.url, *PROTOCOLS)
-    process = _start(args)
-    try:
-        _wait_for_lines(process, out, 4)
-        os.kill(process.pid, signal.SIGKILL)
-    finally:
-        process.communicate(timeout=30)
-    assert process.returncode == -signal.SIGKILL
+    _kill_after(args, out, 4)
     total = len(PROTOCOLS) * len(instances)
     before = _episode_lines(out)
     assert 4 <= len(before) < total
@@ -163,13 +168,7 @@ def test_kill__a_self_generation_run_killed_and_rerun_generates_no_image_twice(
         "--backend-arg", f"answerer_options={answerer}", "--model", "served", "--protocol", "self_vcot", "self_gta",
         "--runs", "1", "--batch-size", "2",
     ]  # fmt: skip
-    process = _start(args)
-    try:
-        _wait_for_lines(process, out, 3)
-        os.kill(process.pid, signal.SIGKILL)
-    finally:
-        process.communicate(timeout=30)
-    assert process.returncode == -signal.SIGKILL
+    _kill_after(args, out, 3)
     before = _episode_lines(out)
     (model_dir,) = [p for p in out.iterdir() if p.is_dir()]
     index = model_dir / "images" / "generated.jsonl"

@@ -68,7 +68,9 @@ def _state(family: FamilySpec, value: Any) -> Any:
 def _check_partners(instances: Sequence[Instance]) -> None:
     """Every instance needs another of its family and bucket for ``mismatch`` to substitute."""
     if not instances:
-        raise BackendError("the mismatch generator needs the run's instances (instances=...) to draw another instance from")
+        raise BackendError(
+            "the mismatch generator needs the run's instances (instances=...) to draw another instance from"
+        )
     sizes: dict[tuple[str, str], int] = {}
     for instance in instances:
         sizes[(instance.task, instance.difficulty)] = sizes.get((instance.task, instance.difficulty), 0) + 1
@@ -76,7 +78,8 @@ def _check_partners(instances: Sequence[Instance]) -> None:
     if alone:
         raise BackendError(
             f"the mismatch generator substitutes another instance of the same family and bucket, and {', '.join(alone)} "
-            "has only one; select more rows (--limit) or leave those buckets out (--difficulty)"
+            f"{'has' if len(alone) == 1 else 'have'} only one; select more rows (--limit) or leave those buckets out "
+            "(--difficulty)"
         )
 
 
@@ -133,7 +136,9 @@ class ScriptedImageGenerator:
             try:
                 image, meta = self._make(request)
             except (VgauError, ValueError) as error:
-                results.append(GeneratedImage(error=f"{type(error).__name__}: {error}", latency_s=time.perf_counter() - start))
+                results.append(
+                    GeneratedImage(error=f"{type(error).__name__}: {error}", latency_s=time.perf_counter() - start)
+                )
                 continue
             results.append(GeneratedImage(image=image, latency_s=time.perf_counter() - start, meta=meta))
         return results

@@ -39,6 +39,7 @@ error (recorded, retried by the next run), like a failed chat turn.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from vgau_data.oracle_aids import Purpose
+    from vgau_data.puzzles.base import FamilySpec
     from vgau_data.runners.backends.base import Completion
     from vgau_data.runners.instances import Instance
     from vgau_data.runners.messages import Asks
@@ -238,27 +240,23 @@ class DrawingEpisode(Episode):
 
 
 class DrawThenAnswer(DrawingEpisode, SingleTurnEpisode):
-    """Draw on the board first (``purpose``), then answer given the board and the drawing."""
+    """Draw on the board first (``purpose``, from ``edit(spec, state)``), then answer ``question(spec, state)``."""
 
     purpose: ClassVar[Purpose]
+    edit: ClassVar[Callable[[FamilySpec, Any], str]]
+    question: ClassVar[Callable[[FamilySpec, Any], str]]
 
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
         super().__init__(instance, config, run)
         self._drawn: Image.Image | None = None
         state = self._state()
-        self._draw(self.purpose, instance.image, self.edit_instruction(state), state, 0, self._keep)
+        self._draw(self.purpose, instance.image, type(self).edit(self.family, state), state, 0, self._keep)
 
     def _keep(self, drawing: Image.Image) -> None:
         self._drawn = drawing
 
     def first_message(self) -> Message:
-        return user(self.instance.image, self._drawn, self.answer_prompt(self._state()))
-
-    def edit_instruction(self, state: Any) -> str:
-        raise NotImplementedError
-
-    def answer_prompt(self, state: Any) -> str:
-        raise NotImplementedError
+        return user(self.instance.image, self._drawn, type(self).question(self.family, self._state()))
 
 
 @register
@@ -267,12 +265,8 @@ class SelfGtA(DrawThenAnswer):
     rank = 30
     summary = "board; the model draws red grid lines and (r,c) labels on it (Tables 18-23), then answers given both"
     purpose = "aid"
-
-    def edit_instruction(self, state: Any) -> str:
-        return prompts.aid_edit(self.family, state)
-
-    def answer_prompt(self, state: Any) -> str:
-        return prompts.with_aid(self.family, state, drawn_by_model=True)
+    edit = prompts.aid_edit
+    question = functools.partial(prompts.with_aid, drawn_by_model=True)
 
 
 @register
@@ -312,9 +306,5 @@ class SelfVR(DrawThenAnswer):
     rank = 50
     summary = "board; the model draws its solution on it (Tables 30-35), then answers given both"
     purpose = "vr"
-
-    def edit_instruction(self, state: Any) -> str:
-        return prompts.solution_edit(self.family, state)
-
-    def answer_prompt(self, state: Any) -> str:
-        return prompts.with_solution_drawing(self.family, state)
+    edit = prompts.solution_edit
+    question = prompts.with_solution_drawing
