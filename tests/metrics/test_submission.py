@@ -193,16 +193,18 @@ def test_read__missing_file_is_a_submission_error(tmp_path: Path) -> None:
 
 def test_order_protocols__known_first_in_table_order_variants_after_their_base() -> None:
     names = ["self_vr", "b_probe", "oracle_vcot_fixed", "direct", "a_probe", "oracle_vcot_x2", "oracle_gta"]
-    names.append("oracle_vcot")
+    names += ["oracle_vcot", "noise_gta", "self_gta_decontextualized"]
     assert order_protocols(names) == [
         "direct",
+        "self_gta_decontextualized",
+        "self_vr",
         "oracle_gta",
         "oracle_vcot",
         "oracle_vcot_x2",
         "oracle_vcot_fixed",
         "a_probe",
         "b_probe",
-        "self_vr",  # a paper protocol not registered yet (the self-generation protocols come later)
+        "noise_gta",  # the diagnostics are pairs under the self_* names, not protocols of their own
     ]
 
 
