@@ -391,7 +391,7 @@ def test_run__scripted_image_controls_run_end_to_end(model: str, dataset_dir, tm
 
 
 def test_run__pairs_with_two_generators_are_two_models(dataset_dir, tmp_path) -> None:
-    folders = []
+    folders, answerers = [], set()
     for generator_model in ("noise", "mismatch"):
         out = tmp_path / generator_model
         args = ["--backend", "pair", "--generator", "scripted-image", "--generator-model", generator_model,
@@ -401,7 +401,11 @@ def test_run__pairs_with_two_generators_are_two_models(dataset_dir, tmp_path) ->
         folders.append(_only_model_dir(out))
         submission = read_submission(folders[-1] / "submission.jsonl")
         assert submission.header.model == f"oracle+scripted-image-{generator_model}"
+        header = json.loads((folders[-1] / "records" / "self_gta" / "run-0.jsonl").read_text().splitlines()[0])
+        assert header["images"] == {"source": generator_model, "generator": f"scripted-image:{generator_model}"}
+        answerers.add(header["backend"]["answerer_fingerprint"])
     assert folders[0].name.split("-")[-1] != folders[1].name.split("-")[-1], "fingerprints differ"
+    assert len(answerers) == 1, "the answerer's own fingerprint joins the pairs of one answering model"
     assert [p.name.rsplit("-", 1)[0] for p in folders] == [
         "oracle+scripted-image-noise",
         "oracle+scripted-image-mismatch",

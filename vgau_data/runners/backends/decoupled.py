@@ -107,6 +107,9 @@ class DecoupledPair:
             "capabilities": sorted(self.capabilities),
             "generator": self.generator.describe(),
             "answerer": self.answerer.describe(),
+            # Reports join a pair's runs with the answerer's own (its oracle rows) and tell generators apart by these.
+            "generator_fingerprint": self.generator.fingerprint(),
+            "answerer_fingerprint": self.answerer.fingerprint(),
         }
 
 
