@@ -220,7 +220,7 @@ def playable(configs: list[Any], backend: Any, requested: list[str]) -> list[Any
 
     Configs are fitted to the images the backend reads (``max_images``), with a note.
     """
-    from vgau_data.runners.backends.base import IMAGE_CAPABILITIES, capabilities_of
+    from vgau_data.runners.backends.base import IMAGE_CAPABILITIES, capabilities_of, image_limit
     from vgau_data.runners.driver import check_backend, fit_history
 
     if "all" in [part for name in requested for part in name.split(",")]:
@@ -231,7 +231,8 @@ def playable(configs: list[Any], backend: Any, requested: list[str]) -> list[Any
     changed = [f"{old.variant} -> {new.variant}" for old, new in zip(configs, fitted) if old != new]
     if changed:
         print(
-            f"the backend reads at most {fitted[0].history} image(s) per request: {', '.join(changed)}", file=sys.stderr
+            f"the backend reads at most {image_limit(backend)} image(s) per request: {', '.join(changed)}",
+            file=sys.stderr,
         )
     return fitted
 

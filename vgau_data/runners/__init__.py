@@ -9,6 +9,7 @@ Where things are:
     protocols/      one registered ``Episode`` class per protocol (``PROTOCOLS``)
     driver.py       ``drive`` (lock-step batches) and ``run_benchmark`` (records, resume)
     records.py      the append-only JSONL records, keys, resume and shard merging
+    image_store.py  the images models draw: PNG files beside the records, the generation cache
     report.py       records -> submission.jsonl, results.json and the printed table
     policies.py     scripted oracle / random policies
     tiny_models.py  tiny random Qwen VLMs for tests and the benchmark script
