@@ -28,7 +28,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,7 +60,9 @@ def png_and_sha256(image: Image.Image) -> tuple[bytes, str]:
     return data, hashlib.sha256(data).hexdigest()
 
 
-def request_key(fingerprint: str, request: ImageRequest, gen: GenParams) -> str:
+def request_key(
+    fingerprint: str, request: ImageRequest, gen: GenParams, digest: Callable[[Image.Image], str] = image_digest
+) -> str:
     """sha256 of everything that decides a generated image (the instance's truth excluded: it is not sent)."""
     conversation = None
     if request.conversation is not None:
@@ -76,7 +78,7 @@ def request_key(fingerprint: str, request: ImageRequest, gen: GenParams) -> str:
         "round": request.step,
         "seed": request.seed,
         "instruction": request.instruction,
-        "images": [image_digest(image) for image in request.images],
+        "images": [digest(image) for image in request.images],
         "conversation": conversation,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
@@ -92,10 +94,26 @@ class ImageStore:
         self._index: dict[str, dict[str, Any]] | None = None
         self._stored: dict[str, str] = {}
         """Pixel digest -> PNG sha256 of images this store wrote or found."""
+        self._digests: dict[int, tuple[Image.Image, str]] = {}
+        """id -> (image, pixel digest) of the images this store handed out lately: they come back as the next
+        round's board, so their pixels are hashed once (the image is held, so its id stays its own)."""
+
+    def digest(self, image: Image.Image) -> str:
+        """``image_digest`` of ``image``, remembered for the images this store put or handed out."""
+        known = self._digests.get(id(image))
+        if known is not None and known[0] is image:
+            return known[1]
+        return image_digest(image)
+
+    def _remember_digest(self, image: Image.Image, pixels: str) -> None:
+        if len(self._digests) >= MEMO_SIZE:
+            self._digests.clear()
+        self._digests[id(image)] = (image, pixels)
 
     def put(self, image: Image.Image) -> str:
         """Write ``image`` as PNG unless its file exists; return its sha256."""
-        pixels = image_digest(image)
+        pixels = self.digest(image)
+        self._remember_digest(image, pixels)
         known = self._stored.get(pixels)
         if known is not None and image_path(self.model_dir, known).is_file():
             return known
@@ -134,7 +152,9 @@ class ImageStore:
 
         image = Image.open(io.BytesIO(data))
         image.load()
-        return image.convert("RGB")
+        image = image.convert("RGB")
+        self._remember_digest(image, image_digest(image))
+        return image
 
     def _entries(self) -> dict[str, dict[str, Any]]:
         if self._index is None:
@@ -194,7 +214,7 @@ class StoringBackend:
 
     def generate(self, requests: Sequence[ImageRequest], gen: GenParams) -> list[GeneratedImage]:
         fingerprint = self.backend.fingerprint()
-        keys = [request_key(fingerprint, request, gen) for request in requests]
+        keys = [request_key(fingerprint, request, gen, self.store.digest) for request in requests]
         results: list[GeneratedImage | None] = [self.store.lookup(key) for key in keys]
         missing = [index for index, result in enumerate(results) if result is None]
         if missing:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from vgau_data.puzzles import prompts
 from vgau_data.runners.backends.base import GeneratedImage, ImageRequest
-from vgau_data.runners.messages import Conversation, Message, keep_last_images, user
+from vgau_data.runners.messages import Conversation, ImagePart, Message, keep_last_images, user
 from vgau_data.runners.protocols.base import Episode, ProtocolConfig, register
 from vgau_data.runners.protocols.interactive import InteractiveEpisode
 from vgau_data.runners.protocols.single import SingleTurnEpisode
@@ -290,7 +290,8 @@ class SelfVCoT(DrawingEpisode, InteractiveEpisode):
 
         def show(drawing: Image.Image) -> None:
             self._board = drawing
-            self._request_parts = [prompts.board_after(index, drawn=True), drawing, question]
+            # One part for the request and the conversation kept, so its digest is computed once.
+            self._request_parts = [prompts.board_after(index, drawn=True), ImagePart(drawing), question]
             self._ask = asks
 
         instruction = prompts.step_edit(self.family, index, step)
