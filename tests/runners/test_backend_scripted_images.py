@@ -7,6 +7,7 @@ import pytest
 
 from vgau_data.fidelity import OVERLAY_OF_PURPOSE, cell_agreement
 from vgau_data.oracle_aids import PURPOSES, oracle_image
+from vgau_data.puzzles.base import Slot
 from vgau_data.registry import FAMILIES
 from vgau_data.runners.backends import BackendError, GenParams, ImageRequest, capabilities_of, load_backend
 from vgau_data.runners.backends.decoupled import DecoupledPair
@@ -23,7 +24,8 @@ def _instances(name: str, n: int = 3) -> list[Instance]:
     family = FAMILIES[name]
     rows = []
     for index in range(n):
-        state = family.generate("easy", rng_for(instance_seed(4, name, "easy", index)))
+        slot = Slot(max(family.length_mix["easy"]), 0.5)  # long enough for next_state requests after 2 steps
+        state = family.generate("easy", rng_for(instance_seed(4, name, "easy", index)), slot)
         rows.append(
             Instance(
                 id=f"{name}-easy-{index:04d}", task=name, difficulty="easy",
