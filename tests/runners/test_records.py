@@ -157,6 +157,7 @@ def test_resume__skips_finished_episodes_and_retries_only_errored_ones(tmp_path:
     assert (first.finished, first.errors, first.skipped) == (2 * len(instances), 4, 0)
     report = write_report(first.model_dir)
     assert report.n_errors == 4
+    assert not [p.name for p in first.model_dir.iterdir() if p.name.endswith(".tmp")]  # staged, then renamed
     submitted = [json.loads(line) for line in report.submission_path.read_text().splitlines()[1:]]
     assert not flaky_ids & {line["id"] for line in submitted}
     assert "backend errors" in report.text

@@ -307,6 +307,7 @@ def run(args: argparse.Namespace) -> int:
         resolve_dataset,
         shard_instances,
     )
+    from vgau_data.runners.records import folder_lock
     from vgau_data.runners.report import write_report
 
     configs = protocol_configs(args.protocol, args.budget, args.history, args.generation_context)
@@ -351,7 +352,8 @@ def run(args: argparse.Namespace) -> int:
     if shard is not None:
         print(f"shard {shard[0]}/{shard[1]} done; after every shard finishes: vgau-data merge --out {args.out}")
         return 1 if summary.errors else 0
-    report = write_report(summary.model_dir)
+    with folder_lock(summary.model_dir, exclusive=False):  # a merge must not rewrite records under the report
+        report = write_report(summary.model_dir)
     print(report.text)
     print(f"wrote {report.submission_path} and {report.results_path}")
     if report.n_errors:

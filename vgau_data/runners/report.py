@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,13 +213,20 @@ class Report:
 
 
 def write_report(model_dir: Path) -> Report:
-    """Write ``submission.jsonl`` and ``results.json`` for a model folder; return the table text."""
+    """Write ``submission.jsonl`` and ``results.json`` for a model folder; return the table text.
+
+    Each file is written beside itself and renamed into place, so a reader (or a killed
+    writer) never leaves a half-written report.
+    """
     collected = collect_records(model_dir)
     submission = build_submission(collected)
-    submission_path = write_submission(model_dir / SUBMISSION_NAME, submission)
+    submission_path = model_dir / SUBMISSION_NAME
+    os.replace(write_submission(model_dir / f".{SUBMISSION_NAME}.tmp", submission), submission_path)
     results, warnings, incomplete = score_records(collected)
     results_path = model_dir / RESULTS_NAME
-    results_path.write_text(json.dumps(results, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    staged = model_dir / f".{RESULTS_NAME}.tmp"
+    staged.write_text(json.dumps(results, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(staged, results_path)
     ((model, body),) = results.items()
     protocols = {k: v for k, v in body.items() if k != "META"}
     return Report(
