@@ -52,7 +52,8 @@ def image_fidelity(
 
     Returns:
         JSON-able ``cell_agreement``, ``cells_exact``, ``ssim`` and, for ``"vr"`` on a family
-        with a red route, ``route_feasible``, ``route_error``, ``route_cells``, ``route_ambiguous``.
+        with a red route, ``route_feasible``, ``route_error``, ``route_cells``, ``route_length``,
+        ``route_ambiguous``.
 
     Example:
         >>> from vgau_data.registry import get_family

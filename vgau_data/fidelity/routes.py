@@ -59,6 +59,7 @@ class RouteReading:
     def to_dict(self) -> dict[str, Any]:
         return {
             "route_cells": len(self.cells),
+            "route_length": self.replay.length,
             "route_feasible": self.replay.feasible,
             "route_error": self.replay.error,
             "route_ambiguous": self.ambiguous,

@@ -17,7 +17,8 @@ from vgau_data.puzzles.base import DIFFICULTIES
 DIFFICULTY_COLOURS: Mapping[str, str] = {"easy": "#4daf4a", "medium": "#ff7f00", "hard": "#e41a1c"}
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (MissingDependencyError without the plot extra)."""
     try:
         import matplotlib
     except ImportError as error:
@@ -42,7 +43,7 @@ def plot_protocol(
     model: str, protocol: str, result: Mapping[str, Any], out_path: str | Path, *, families: Sequence[str] | None = None
 ) -> Path:
     """One grouped bar chart: x = family, bars = easy/medium/hard optimal accuracy; feasible as outlines."""
-    plt = _pyplot()
+    plt = pyplot()
     per_cell = result.get("per_family_difficulty", {})
     names = list(families) if families is not None else list(per_cell)
     width = 0.26

@@ -1,0 +1,362 @@
+"""A runs folder -> the diagnosis: accuracy and generation fidelity per condition and family.
+
+Accuracy is scored from the records as ``vgau-data merge`` scores them (every requested
+row counts; a missing one fails), then restricted to the chosen difficulties (the paper
+diagnoses easy cases) and pooled over them: optimal and feasible accuracy, mean over
+runs (the paper averages 3). Fidelity is the mean over every image a condition's
+episodes used on those rows (an image used in three runs counts three times), with the
+measures cached per model folder (``fidelity_cache``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from vgau_data.diagnosis.conditions import Condition, classify
+from vgau_data.diagnosis.fidelity_cache import CACHE_NAME, ImageEntry, Measured, measure
+from vgau_data.errors import VgauError
+from vgau_data.registry import FAMILIES
+
+if TYPE_CHECKING:
+    from vgau_data.runners.perceptual import Lpips
+
+logger = logging.getLogger(__name__)
+
+ALL: Final = "all"
+"""The pseudo-family of rows pooled over every family shown."""
+
+
+class DiagnosisError(VgauError, ValueError):
+    """Nothing to diagnose, or inputs that do not fit together (the message says what to run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Accuracy:
+    """Optimal and feasible accuracy over ``n`` rows, mean over ``runs`` runs."""
+
+    optimal: float
+    feasible: float
+    n: int
+    runs: int
+
+
+@dataclass(frozen=True, slots=True)
+class ImageUse:
+    """One use of an image in an episode of a condition, with what the episode answered.
+
+    ``answer_feasible`` is the stated answer's verdict (set for VR, whose drawn route is
+    read beside it); ``optimal_length`` the row's optimum.
+    """
+
+    condition: Condition
+    family: str
+    difficulty: str
+    entry: ImageEntry
+    answer_feasible: bool | None = None
+    optimal_length: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fidelity:
+    """Mean generation fidelity of a condition's images (None where nothing was measured).
+
+    ``route_*`` (self-VR on maze, sokoban, path): the share of drawings whose red route
+    replays to the goal, and in the optimum's number of steps; ``answer_feasible`` the
+    share of the same episodes whose stated answer is feasible.
+    """
+
+    images: int
+    cell_agreement: float | None
+    exact: float | None
+    ssim: float | None
+    lpips: float | None = None
+    lpips_images: int = 0
+    routes: int = 0
+    route_feasible: float | None = None
+    route_optimal: float | None = None
+    answer_feasible: float | None = None
+    unreadable: int = 0
+
+
+@dataclass(slots=True)
+class Diagnosis:
+    """Everything the report prints and plots.
+
+    ``accuracy`` and ``fidelity`` map a condition to ``{family: value}`` (with ``ALL``
+    pooling every family of ``families``); reference conditions (Text-CoT) have accuracy only.
+    """
+
+    difficulties: tuple[str, ...]
+    families: list[str]
+    accuracy: dict[Condition, dict[str, Accuracy]] = field(default_factory=dict)
+    fidelity: dict[Condition, dict[str, Fidelity]] = field(default_factory=dict)
+    lpips: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def conditions(self) -> list[Condition]:
+        """Every condition with accuracy, in table order."""
+        return sorted(self.accuracy, key=Condition.sort_key)
+
+    def answerers(self) -> list[str]:
+        """Answering models in the order first seen (the columns of the paper's layout)."""
+        return list(dict.fromkeys(c.answerer for c in self.accuracy))
+
+    def reference(self, answerer: str, family: str) -> Accuracy | None:
+        """The answerer's Text-CoT accuracy on ``family`` (None when it was not run)."""
+        for condition, cells in self.accuracy.items():
+            if condition.is_reference and condition.answerer == answerer:
+                return cells.get(family)
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """Every number of the report, JSON-able (``vgau-data diagnose --out``)."""
+        conditions = []
+        for condition in self.conditions():
+            accuracy = {}
+            for family, value in self.accuracy[condition].items():
+                reference = None if condition.is_reference else self.reference(condition.answerer, family)
+                accuracy[family] = {**asdict(value), "delta_to_text_cot": None if reference is None
+                                    else value.optimal - reference.optimal}  # fmt: skip
+            conditions.append({
+                "answerer": condition.answerer,
+                "source": asdict(condition.source),
+                "paradigm": condition.paradigm,
+                "context": condition.context,
+                "accuracy": accuracy,
+                "fidelity": {f: asdict(v) for f, v in self.fidelity.get(condition, {}).items()},
+            })  # fmt: skip
+        return {"difficulties": list(self.difficulties), "families": self.families, "lpips": self.lpips,
+                "warnings": self.warnings, "conditions": conditions}  # fmt: skip
+
+
+def pooled_accuracy(result: Mapping[str, Any], family: str, difficulties: Sequence[str]) -> Accuracy | None:
+    """A scored variant's accuracy on ``family`` rows of ``difficulties`` (None without such rows).
+
+    Example:
+        >>> cell = lambda acc, n: {"optimal_accuracy": acc, "feasible_accuracy": acc, "n": n}
+        >>> result = {"runs": 3, "per_family_difficulty": {"maze": {"easy": cell(0.5, 2), "hard": cell(0.0, 2)}}}
+        >>> pooled_accuracy(result, "maze", ["easy", "hard"])
+        Accuracy(optimal=0.25, feasible=0.25, n=4, runs=3)
+    """
+    cells = [result.get("per_family_difficulty", {}).get(family, {}).get(d) for d in difficulties]
+    cells = [c for c in cells if c and c.get("n")]
+    n = sum(int(c["n"]) for c in cells)
+    if not n:
+        return None
+    optimal = sum(float(c["optimal_accuracy"]) * int(c["n"]) for c in cells) / n
+    feasible = sum(float(c["feasible_accuracy"]) * int(c["n"]) for c in cells) / n
+    return Accuracy(optimal, feasible, n, int(result.get("runs", 1)))
+
+
+def pool(values: Iterable[Accuracy]) -> Accuracy | None:
+    """Row-weighted pool of several families' accuracies (None for none)."""
+    values = list(values)
+    n = sum(v.n for v in values)
+    if not n:
+        return None
+    return Accuracy(
+        sum(v.optimal * v.n for v in values) / n,
+        sum(v.feasible * v.n for v in values) / n,
+        n,
+        max(v.runs for v in values),
+    )
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def summarize(uses: Sequence[ImageUse], measured: Measured) -> Fidelity:
+    """Mean fidelity over ``uses`` (each use counts once; unreadable images are counted apart).
+
+    Example:
+        >>> summarize([], Measured()).images
+        0
+    """
+    found = [(use, measured.records[use.entry.key]) for use in uses if use.entry.key in measured.records]
+    routes = [(use, m) for use, m in found if m.get("route_feasible") is not None]
+    lpips = [float(m["lpips"]) for _, m in found if _lpips_matches(m, measured.lpips)]
+    return Fidelity(
+        images=len(found),
+        cell_agreement=_mean([float(m["cell_agreement"]) for _, m in found]),
+        exact=_mean([float(bool(m["cells_exact"])) for _, m in found]),
+        ssim=_mean([float(m["ssim"]) for _, m in found]),
+        lpips=_mean(lpips),
+        lpips_images=len(lpips),
+        routes=len(routes),
+        route_feasible=_mean([float(bool(m["route_feasible"])) for _, m in routes]),
+        route_optimal=_mean([
+            float(bool(m["route_feasible"]) and m.get("route_length") == use.optimal_length) for use, m in routes
+        ]),
+        answer_feasible=_mean([float(bool(use.answer_feasible)) for use, _ in routes if use.answer_feasible is not None]),
+        unreadable=len(uses) - len(found),
+    )
+
+
+def _lpips_matches(record: Mapping[str, Any], model: Mapping[str, Any] | None) -> bool:
+    """The record's LPIPS was computed with the weights in use now."""
+    if model is None or "lpips" not in record:
+        return False
+    return all(record.get(f"lpips_{k}") == model[k] for k in ("trunk_sha256", "heads_sha256"))
+
+
+def fidelity_by_condition(
+    uses: Sequence[ImageUse], measured: Measured, families: Sequence[str]
+) -> dict[Condition, dict[str, Fidelity]]:
+    """``summarize`` per condition and family, and over all ``families`` (``ALL``)."""
+    grouped: dict[Condition, dict[str, list[ImageUse]]] = defaultdict(lambda: defaultdict(list))
+    for use in uses:
+        if use.family in families:
+            grouped[use.condition][use.family].append(use)
+            grouped[use.condition][ALL].append(use)
+    return {
+        condition: {family: summarize(group, measured) for family, group in by_family.items()}
+        for condition, by_family in grouped.items()
+    }
+
+
+@dataclass(slots=True)
+class ConditionRun:
+    """The records of one condition in one model folder: its scored result and final records."""
+
+    condition: Condition
+    model_dir: Path
+    variant: str
+    result: dict[str, Any]
+    records: list[dict[str, Any]]
+
+
+def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
+    """Every condition found under ``runs_dir`` (model folders with records), scored.
+
+    A condition found in two folders keeps the first (folder name order) and warns.
+    """
+    from vgau_data.runners.records import read_records
+    from vgau_data.runners.report import collect_records, model_dirs, score_records
+
+    folders = model_dirs(Path(runs_dir))
+    if not folders:
+        raise DiagnosisError(f"no model folders with records under {runs_dir}; run `vgau-data run --out {runs_dir}` first")
+    found: dict[Condition, ConditionRun] = {}
+    for folder in folders:
+        collected = collect_records(folder)
+        scored, score_warnings, _ = score_records(collected)
+        ((_, body),) = scored.items()
+        warnings.extend(f"{folder.name}: {w}" for w in score_warnings)
+        for variant in collected.variants():
+            files = sorted((folder / "records" / variant).glob("run-*.jsonl"))
+            header = read_records(files[0])[0] if files else None
+            condition = classify(header or collected.header, variant)
+            if condition is None or variant not in body:
+                continue
+            if condition in found:
+                warnings.append(
+                    f"{folder.name}/{variant} repeats {condition.row_title} of {condition.answerer} "
+                    f"({condition.source.title}) already read from {found[condition].model_dir.name}; it is left out"
+                )
+                continue
+            records = [r for (v, _), group in collected.by_variant_run.items() if v == variant for r in group.values()]
+            found[condition] = ConditionRun(condition, folder, variant, body[variant], records)
+    return list(found.values())
+
+
+def accuracy_by_condition(
+    runs: Sequence[ConditionRun], families: Sequence[str], difficulties: Sequence[str]
+) -> dict[Condition, dict[str, Accuracy]]:
+    """Per condition: the pooled accuracy per family shown, and over all of them (``ALL``)."""
+    table: dict[Condition, dict[str, Accuracy]] = {}
+    for run in runs:
+        cells = {f: a for f in families if (a := pooled_accuracy(run.result, f, difficulties)) is not None}
+        if cells:
+            table[run.condition] = {**cells, ALL: pool(cells.values())}  # type: ignore[dict-item]
+    return table
+
+
+def families_of(runs: Sequence[ConditionRun], chosen: Sequence[str] | None) -> list[str]:
+    """The families to show: ``chosen``, else every family with records, in registry order."""
+    present = {f for run in runs for f in run.result.get("per_family_difficulty", {})}
+    if chosen:
+        return [f for f in FAMILIES if f in chosen]
+    return [f for f in FAMILIES if f in present]
+
+
+def diagnose(
+    runs_dir: Path,
+    *,
+    difficulties: Sequence[str] = ("easy",),
+    families: Sequence[str] | None = None,
+    lpips: Lpips | None = None,
+    workers: int = 1,
+    progress: bool = True,
+) -> Diagnosis:
+    """Read, score and measure everything under ``runs_dir``.
+
+    Args:
+        runs_dir: the ``--out`` folder of ``vgau-data run`` (model folders with records).
+        difficulties: the buckets to report (the paper's diagnosis: easy).
+        families: families to show (default: every family with records).
+        lpips: an LPIPS scorer; without it LPIPS is left out (never guessed).
+        workers: processes for the cell and SSIM measures.
+        progress: show progress bars.
+
+    Raises:
+        DiagnosisError: no records, or no condition of the diagnosis among them.
+    """
+    warnings: list[str] = []
+    runs = gather(Path(runs_dir), warnings)
+    shown = families_of(runs, families)
+    diagnosis = Diagnosis(tuple(difficulties), shown, warnings=warnings)
+    diagnosis.accuracy = accuracy_by_condition(runs, shown, difficulties)
+    if not diagnosis.accuracy:
+        raise DiagnosisError(
+            f"no Text-CoT, oracle or self-generation records of {'/'.join(difficulties)} "
+            f"{', '.join(shown) or 'any family'} rows under {runs_dir}"
+        )
+    uses_by_folder: dict[Path, list[ImageUse]] = defaultdict(list)
+    for run in runs:
+        uses_by_folder[run.model_dir].extend(image_uses(run, shown, difficulties))
+    uses: list[ImageUse] = []
+    measured = Measured(lpips=lpips.describe() if lpips is not None else None)
+    for folder, folder_uses in sorted(uses_by_folder.items()):
+        found = measure([u.entry for u in folder_uses], folder / CACHE_NAME, lpips=lpips, workers=workers,
+                        progress=progress, desc=folder.name[:24])  # fmt: skip
+        measured.records.update(found.records)
+        measured.problems.update(found.problems)
+        measured.computed += found.computed
+        uses.extend(folder_uses)
+    for key, problem in sorted(measured.problems.items())[:5]:
+        warnings.append(f"an image could not be measured ({key[:12]}): {problem}")
+    if len(measured.problems) > 5:
+        warnings.append(f"... {len(measured.problems) - 5} more images could not be measured")
+    diagnosis.fidelity = fidelity_by_condition(uses, measured, shown)
+    diagnosis.lpips = measured.lpips
+    for condition, cells in diagnosis.accuracy.items():
+        if condition.source.kind == "oracle" and condition not in diagnosis.fidelity:
+            diagnosis.fidelity[condition] = {family: exact_fidelity(measured.lpips is not None) for family in cells}
+    return diagnosis
+
+
+def exact_fidelity(with_lpips: bool) -> Fidelity:
+    """The fidelity of images that are our own renderings of the truth (the oracle protocols
+    show the dataset's aids and states, and record no image files): exact by construction."""
+    return Fidelity(images=0, cell_agreement=1.0, exact=1.0, ssim=1.0, lpips=0.0 if with_lpips else None)
+
+
+def image_uses(run: ConditionRun, families: Sequence[str], difficulties: Sequence[str]) -> list[ImageUse]:
+    """The images a condition's episodes used on the rows shown."""
+    return [
+        use
+        for record in run.records
+        if record.get("task") in families and record.get("difficulty") in difficulties
+        for use in _record_images(run, record)
+    ]
+
+
+def _record_images(run: ConditionRun, record: Mapping[str, Any]) -> list[ImageUse]:
+    """The generated or substituted images one episode record names (none before image records exist)."""
+    return []
