@@ -41,35 +41,80 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     from vgau_data.registry import FAMILIES
 
     parser = sub.add_parser(
-        "diagnose", help="the paper's diagnosis tables and Figure 3 from run records", epilog=EPILOG,
+        "diagnose",
+        help="the paper's diagnosis tables and Figure 3 from run records",
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("runs_dir", nargs="?", default=None, metavar="RUNS_DIR",
-                        help="the --out folder of `vgau-data run` (optional with --paired)")
-    parser.add_argument("--difficulty", nargs="+", default=["easy"], choices=[*DIFFICULTIES, "all"],
-                        help="rows to report (default: easy, as the paper's diagnosis)")
-    parser.add_argument("--families", nargs="+", default=None, choices=list(FAMILIES), metavar="FAMILY",
-                        help="families to show (default: every family with records)")
-    parser.add_argument("--layout", default="sources", choices=LAYOUTS,
-                        help="sources: a table per answering model, a row per image source, columns family x "
-                             "paradigm; models: the paper's page, a table per family, a column per answering model")
-    parser.add_argument("--measures", nargs="+", default=["accuracy", "cells", "lpips"], choices=MEASURES,
-                        help="tables to print (default: accuracy cells lpips)")
-    parser.add_argument("--lpips-weights", default=None, metavar="FILE",
-                        help="torchvision's AlexNet weights alexnet-owt-7be5be79.pth: compute LPIPS (needs torch)")
-    parser.add_argument("--lpips-heads", default=None, metavar="FILE",
-                        help="the lpips package's weights/v0.1/alex.pth (default: from an installed lpips)")
+    parser.add_argument(
+        "runs_dir",
+        nargs="?",
+        default=None,
+        metavar="RUNS_DIR",
+        help="the --out folder of `vgau-data run` (optional with --paired)",
+    )
+    parser.add_argument(
+        "--difficulty",
+        nargs="+",
+        default=["easy"],
+        choices=[*DIFFICULTIES, "all"],
+        help="rows to report (default: easy, as the paper's diagnosis)",
+    )
+    parser.add_argument(
+        "--families",
+        nargs="+",
+        default=None,
+        choices=list(FAMILIES),
+        metavar="FAMILY",
+        help="families to show (default: every family with records)",
+    )
+    parser.add_argument(
+        "--layout",
+        default="sources",
+        choices=LAYOUTS,
+        help="sources: a table per answering model, a row per image source, columns family x "
+        "paradigm; models: the paper's page, a table per family, a column per answering model",
+    )
+    parser.add_argument(
+        "--measures",
+        nargs="+",
+        default=["accuracy", "cells", "lpips"],
+        choices=MEASURES,
+        help="tables to print (default: accuracy cells lpips)",
+    )
+    parser.add_argument(
+        "--lpips-weights",
+        default=None,
+        metavar="FILE",
+        help="torchvision's AlexNet weights alexnet-owt-7be5be79.pth: compute LPIPS (needs torch)",
+    )
+    parser.add_argument(
+        "--lpips-heads",
+        default=None,
+        metavar="FILE",
+        help="the lpips package's weights/v0.1/alex.pth (default: from an installed lpips)",
+    )
     parser.add_argument("--device", default="cpu", help="torch device for LPIPS (default cpu)")
-    parser.add_argument("--paired", nargs=2, default=None, metavar=("UNIFIED", "BASE"),
-                        help="UniG2U paired deltas: a unified model and its base VLM, each a results.json, a "
-                             "model folder, or a model folder's name under RUNS_DIR")
+    parser.add_argument(
+        "--paired",
+        nargs=2,
+        default=None,
+        metavar=("UNIFIED", "BASE"),
+        help="UniG2U paired deltas: a unified model and its base VLM, each a results.json, a "
+        "model folder, or a model folder's name under RUNS_DIR",
+    )
     parser.add_argument("--plot", action="store_true", help="draw Figure 3 (needs matplotlib: the plot extra)")
-    parser.add_argument("--plot-dir", type=output_dir, default=None,
-                        help="folder for the figures (default: RUNS_DIR/diagnosis)")
+    parser.add_argument(
+        "--plot-dir", type=output_dir, default=None, help="folder for the figures (default: RUNS_DIR/diagnosis)"
+    )
     parser.add_argument("--out", type=output_file, default=None, help="also write every number as JSON here")
     parser.add_argument("--workers", type=positive_int, default=1, help="processes measuring images (default 1)")
-    parser.add_argument("--width", type=positive_int, default=None,
-                        help="widest table line (default: the terminal's width, at least 100)")
+    parser.add_argument(
+        "--width",
+        type=positive_int,
+        default=None,
+        help="widest table line (default: the terminal's width, at least 100)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(handler=run)
 
@@ -101,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _diagnose(args: argparse.Namespace, runs_dir: Path, difficulties: tuple[str, ...], width: int) -> Diagnosis:
+    from pathlib import Path
+
     from vgau_data.diagnosis.collect import diagnose
     from vgau_data.diagnosis.tables import context_table, diagnosis_tables, route_table
 
@@ -117,8 +164,10 @@ def _diagnose(args: argparse.Namespace, runs_dir: Path, difficulties: tuple[str,
             say("")
             say(extra)
     if diagnosis.lpips is not None:
-        say(f"\nLPIPS: AlexNet trunk sha256 {diagnosis.lpips['trunk_sha256'][:16]}..."
-            + ("" if diagnosis.lpips["official_trunk"] else " (not torchvision's release: figures are not the paper's)"))
+        say(
+            f"\nLPIPS: AlexNet trunk sha256 {diagnosis.lpips['trunk_sha256'][:16]}..."
+            + ("" if diagnosis.lpips["official_trunk"] else " (not torchvision's release: figures are not the paper's)")
+        )
     for warning in diagnosis.warnings:
         say(f"warning: {warning}", err=True)
     if args.plot:
@@ -129,5 +178,7 @@ def _diagnose(args: argparse.Namespace, runs_dir: Path, difficulties: tuple[str,
         for path in written:
             say(f"wrote {path}", err=True)
         if not written:
-            say("no figure: no condition has measured images (Figure 3 plots accuracy against image fidelity)", err=True)
+            say(
+                "no figure: no condition has measured images (Figure 3 plots accuracy against image fidelity)", err=True
+            )
     return diagnosis

@@ -190,10 +190,12 @@ def summarize(uses: Sequence[ImageUse], measured: Measured) -> Fidelity:
         lpips_images=len(lpips),
         routes=len(routes),
         route_feasible=_mean([float(bool(m["route_feasible"])) for _, m in routes]),
-        route_optimal=_mean([
-            float(bool(m["route_feasible"]) and m.get("route_length") == use.optimal_length) for use, m in routes
-        ]),
-        answer_feasible=_mean([float(bool(use.answer_feasible)) for use, _ in routes if use.answer_feasible is not None]),
+        route_optimal=_mean(
+            [float(bool(m["route_feasible"]) and m.get("route_length") == use.optimal_length) for use, m in routes]
+        ),
+        answer_feasible=_mean(
+            [float(bool(use.answer_feasible)) for use, _ in routes if use.answer_feasible is not None]
+        ),
         unreadable=len(uses) - len(found),
     )
 
@@ -241,7 +243,9 @@ def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
 
     folders = model_dirs(Path(runs_dir))
     if not folders:
-        raise DiagnosisError(f"no model folders with records under {runs_dir}; run `vgau-data run --out {runs_dir}` first")
+        raise DiagnosisError(
+            f"no model folders with records under {runs_dir}; run `vgau-data run --out {runs_dir}` first"
+        )
     found: dict[Condition, ConditionRun] = {}
     for folder in folders:
         collected = collect_records(folder)

@@ -18,7 +18,12 @@ from typing import Any, Final
 PARADIGMS: Final[tuple[str, ...]] = ("gta", "vcot", "vcot_fixed", "vr")
 """Table order: Self-GtA, Self-VCoT, Self-VCoT-fixed (section 4.4), Self-VR."""
 PARADIGM_TITLES: Final[Mapping[str, str]] = {"gta": "GtA", "vcot": "VCoT", "vcot_fixed": "VCoT-fixed", "vr": "VR"}
-PURPOSE_OF_PARADIGM: Final[Mapping[str, str]] = {"gta": "aid", "vcot": "next_state", "vcot_fixed": "next_state", "vr": "vr"}
+PURPOSE_OF_PARADIGM: Final[Mapping[str, str]] = {
+    "gta": "aid",
+    "vcot": "next_state",
+    "vcot_fixed": "next_state",
+    "vr": "vr",
+}
 """What the paradigm's images are for (``vgau_data.oracle_aids.PURPOSES``)."""
 REFERENCE: Final = "text_cot"
 """The paradigm of the reference row: every delta is taken against the answerer's Text-CoT."""
@@ -30,8 +35,9 @@ CONTEXTS: Final[tuple[str, ...]] = ("direct", "reasoning", "decontextualized")
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where a condition's images come from: a kind of ``SOURCE_KINDS`` and, for a
-    generator, its name (for ``perturbed``, the number of wrong cells)."""
+    """Where a condition's images come from: a kind of ``SOURCE_KINDS`` and, for an
+    external generator, its name (for ``perturbed``, the number of wrong cells); ``self``
+    is the answering model's own generation."""
 
     kind: str
     name: str = ""
@@ -55,7 +61,7 @@ class Source:
             "perturbed": f"Vision: perturbed image ({self.name} cells wrong)",
             "external": f"Vision generator: {self.name}",
             "oracle": "Oracle generation",
-            "self": "Self generation" + (f" ({self.name})" if self.name else ""),
+            "self": "Self generation",
         }
         return titles[self.kind]
 
@@ -128,5 +134,5 @@ def classify(header: Mapping[str, Any], variant: str) -> Condition | None:
         return Condition(answerer, Source("oracle"), paradigm)
     if name in _SELF_PARADIGMS:
         paradigm = _SELF_PARADIGMS[name] + ("_fixed" if fixed else "")
-        return Condition(answerer, Source("self", answerer), paradigm, str(protocol.get("generation_context") or "direct"))
+        return Condition(answerer, Source("self"), paradigm, str(protocol.get("generation_context") or "direct"))
     return None

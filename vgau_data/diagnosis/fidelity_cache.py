@@ -41,6 +41,8 @@ from vgau_data.oracle_aids import PURPOSES, oracle_image
 from vgau_data.registry import get_family
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
+
     from vgau_data.runners.perceptual import Lpips
 
 logger = logging.getLogger(__name__)
@@ -78,7 +80,7 @@ class ImageEntry:
     @property
     def key(self) -> str:
         """The cache key: the image's bytes and the truth it is judged against."""
-        truth = "\n".join((self.sha256, self.family, self.purpose, self.state))
+        truth = f"{self.sha256}\n{self.family}\n{self.purpose}\n{self.state}"
         return hashlib.sha256(truth.encode("utf-8")).hexdigest()
 
 
@@ -166,7 +168,9 @@ class FidelityCache:
                 line = json.loads(raw)
                 key = line.pop("key")
             except (ValueError, UnicodeDecodeError, KeyError, AttributeError, TypeError):
-                raise FidelityError(f"{self.path}: line {number} is not a cache line; delete the file to recompute") from None
+                raise FidelityError(
+                    f"{self.path}: line {number} is not a cache line; delete the file to recompute"
+                ) from None
             self.records.setdefault(str(key), {}).update(line)
 
     def has_lpips(self, key: str, model: Mapping[str, Any]) -> bool:
@@ -177,7 +181,9 @@ class FidelityCache:
         """Write ``lines`` (each with its ``key``) and make them durable."""
         if not lines:
             return
-        payload = b"".join(json.dumps(line, separators=(",", ":"), sort_keys=True).encode("ascii") + b"\n" for line in lines)
+        payload = b"".join(
+            json.dumps(line, separators=(",", ":"), sort_keys=True).encode("ascii") + b"\n" for line in lines
+        )
         self._handle.seek(0, os.SEEK_END)
         self._handle.write(payload)
         self._handle.flush()
@@ -190,7 +196,7 @@ class FidelityCache:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
             self._handle.close()
 
-    def __enter__(self) -> FidelityCache:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -261,7 +267,7 @@ def _measure_batch(
     lines: list[dict[str, Any]] = []
     by_key = {entry.key: entry for entry in batch}
     core = [e for e in batch if "cell_agreement" not in cache.records.get(e.key, {})]
-    for key, measures, problem in (pool.map(measure_one, core) if pool is not None else map(measure_one, core)):
+    for key, measures, problem in pool.map(measure_one, core) if pool is not None else map(measure_one, core):
         entry = by_key[key]
         if problem is not None:
             result.problems[key] = problem

@@ -32,7 +32,9 @@ def figure_paradigms(diagnosis: Diagnosis) -> list[str]:
     return [p for p in ("gta", vcot, "vr") if p in present]
 
 
-def _points(diagnosis: Diagnosis, paradigm: str, family: str, axis: str) -> dict[str, list[tuple[float, float, Condition]]]:
+def _points(
+    diagnosis: Diagnosis, paradigm: str, family: str, axis: str
+) -> dict[str, list[tuple[float, float, Condition]]]:
     """Per answering model: ``(fidelity, accuracy %, condition)`` of each measured source."""
     read = AXES[axis][1]
     points: dict[str, list[tuple[float, float, Condition]]] = {}

@@ -56,7 +56,14 @@ def render_grid(
     for row in rows:
         if row.cells and len(row.cells) != len(columns):
             raise ValueError(f"row {row.label!r} has {len(row.cells)} cells for {len(columns)} columns")
-    cell_width = max([MIN_CELL, *(len(c) for _, c in columns), *(len(x) for r in rows for x in r.cells)])
+    cell_width = max(
+        [
+            MIN_CELL,
+            *(len(c) for _, c in columns),
+            *(len(x) for r in rows for x in r.cells),
+            *(-(-(len(g) + 1) // max(len(titles), 1)) - 1 for g, titles in groups),
+        ]
+    )  # group titles fit
     label_width = max([len(corner), *(len(r.label) for r in rows)])
     blocks: list[list[int]] = [[]]
     used = label_width + 1

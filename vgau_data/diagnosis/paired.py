@@ -93,11 +93,15 @@ def paired_table(
             ``direct`` nor ``self_gta``.
     """
     (unified_name, unified_protocols), (base_name, base_protocols) = unified, base
-    present = {f for r in (*unified_protocols.values(), *base_protocols.values()) for f in r.get("per_family_difficulty", {})}
+    present = {
+        f for r in (*unified_protocols.values(), *base_protocols.values()) for f in r.get("per_family_difficulty", {})
+    }
     shown = [f for f in FAMILIES if f in (families or present)]
     base_direct = _accuracies(base_protocols, DIRECT, shown, difficulties)
     if not base_direct:
-        raise DiagnosisError(f"the base VLM {base_name!r} has no direct results on these rows: run it with --protocol direct")
+        raise DiagnosisError(
+            f"the base VLM {base_name!r} has no direct results on these rows: run it with --protocol direct"
+        )
     unified_direct = _accuracies(unified_protocols, DIRECT, shown, difficulties)
     unified_gta = _accuracies(unified_protocols, GTA, shown, difficulties)
     if not unified_direct and not unified_gta:

@@ -128,7 +128,9 @@ def sources_table(diagnosis: Diagnosis, answerer: str, measure: str, *, width: i
         by_group.setdefault(_group_key(condition), {})[condition.paradigm] = condition
     for (source, context), by_paradigm in by_group.items():
         cells = [
-            spec.cell(diagnosis, by_paradigm[p], f) if p in by_paradigm else MISSING for f in families for p in paradigms
+            spec.cell(diagnosis, by_paradigm[p], f) if p in by_paradigm else MISSING
+            for f in families
+            for p in paradigms
         ]
         rows.append(Row(_group_title(source, context), cells))
     title = f"{answerer}: {spec.title}; {'/'.join(diagnosis.difficulties)} rows, mean over runs"
@@ -149,7 +151,9 @@ def models_table(diagnosis: Diagnosis, family: str, measure: str, *, width: int 
     by_group: dict[tuple[Source, str], dict[str, dict[str, Condition]]] = {}
     for condition in diagnosis.conditions():
         if not condition.is_reference:
-            by_group.setdefault(_group_key(condition), {}).setdefault(condition.paradigm, {})[condition.answerer] = condition
+            by_group.setdefault(_group_key(condition), {}).setdefault(condition.paradigm, {})[condition.answerer] = (
+                condition
+            )
     for (source, context), by_paradigm in by_group.items():
         rows.append(Row(_group_title(source, context)))
         for paradigm in PARADIGMS:
@@ -163,7 +167,9 @@ def models_table(diagnosis: Diagnosis, family: str, measure: str, *, width: int 
     return render_grid(title, rows, [("answering model", answerers)], corner="method", width=width)
 
 
-def diagnosis_tables(diagnosis: Diagnosis, measures: Sequence[str], layout: str = "sources", *, width: int = 160) -> str:
+def diagnosis_tables(
+    diagnosis: Diagnosis, measures: Sequence[str], layout: str = "sources", *, width: int = 160
+) -> str:
     """Every table of ``measures`` in ``layout``, blank-line separated; LPIPS without weights says so."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; choose from {', '.join(LAYOUTS)}")
@@ -199,7 +205,9 @@ def route_table(diagnosis: Diagnosis, *, width: int = 160) -> str | None:
         cells = []
         for family in families:
             summary = diagnosis.fidelity[condition].get(family)
-            values = (summary.route_feasible, summary.route_optimal, summary.answer_feasible) if summary else (None,) * 3
+            values = (
+                (summary.route_feasible, summary.route_optimal, summary.answer_feasible) if summary else (None,) * 3
+            )
             cells.extend(MISSING if v is None else f"{100 * v:.1f}" for v in values)
         rows.append(Row(f"{condition.answerer}: {_group_title(condition.source, condition.context)}", cells))
     groups = [(_family_title(f), ["route feas.", "route opt.", "answer feas."]) for f in families]
@@ -231,7 +239,9 @@ def context_table(diagnosis: Diagnosis, *, width: int = 160) -> str | None:
                 value = diagnosis.accuracy.get(found[context], {}).get(family) if context in found else None
                 cells.append(accuracy_cell(value, previous))
                 previous = value if value is not None else previous
-        label = f"{answerer}: {next(iter(found.values())).row_title}" + ("" if source.kind == "self" else f" ({source.title})")
+        label = f"{answerer}: {next(iter(found.values())).row_title}" + (
+            "" if source.kind == "self" else f" ({source.title})"
+        )
         rows.append(Row(label, cells))
     titles = {"direct": "direct", "reasoning": "reasoning", "decontextualized": "decontext."}
     groups = [(_family_title(f), [titles[c] for c in contexts]) for f in families]
