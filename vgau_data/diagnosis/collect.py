@@ -10,7 +10,9 @@ measures cached per model folder (``fidelity_cache``).
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 from vgau_data.diagnosis.conditions import Condition, classify
 from vgau_data.diagnosis.fidelity_cache import CACHE_NAME, ImageEntry, Measured, measure
 from vgau_data.errors import VgauError
+from vgau_data.oracle_aids import PURPOSES
 from vgau_data.registry import FAMILIES
 
 if TYPE_CHECKING:
@@ -29,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 ALL: Final = "all"
 """The pseudo-family of rows pooled over every family shown."""
+_SHA256: Final = re.compile(r"[0-9a-f]{64}")
 
 
 class DiagnosisError(VgauError, ValueError):
@@ -255,7 +259,11 @@ def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
         for variant in collected.variants():
             files = sorted((folder / "records" / variant).glob("run-*.jsonl"))
             header = read_records(files[0])[0] if files else None
-            condition = classify(header or collected.header, variant)
+            try:
+                condition = classify(header or collected.header, variant)
+            except ValueError as error:
+                warnings.append(f"{folder.name}/{variant} is left out: {error}")
+                continue
             if condition is None or variant not in body:
                 continue
             if condition in found:
@@ -352,15 +360,44 @@ def exact_fidelity(with_lpips: bool) -> Fidelity:
 
 
 def image_uses(run: ConditionRun, families: Sequence[str], difficulties: Sequence[str]) -> list[ImageUse]:
-    """The images a condition's episodes used on the rows shown."""
+    """The images a condition's episodes used on the rows shown (finished episodes only)."""
     return [
         use
         for record in run.records
-        if record.get("task") in families and record.get("difficulty") in difficulties
+        if record.get("task") in families and record.get("difficulty") in difficulties and record.get("error") is None
         for use in _record_images(run, record)
     ]
 
 
 def _record_images(run: ConditionRun, record: Mapping[str, Any]) -> list[ImageUse]:
-    """The generated or substituted images one episode record names (none before image records exist)."""
-    return []
+    """The generated or substituted images one episode record lists (``images``), as uses.
+
+    Entries that are not well formed (a records file edited by hand) or name no file (a
+    failed generation) are skipped; the image files themselves are checked when read.
+    """
+    from vgau_data.runners.image_store import image_path
+
+    listed = record.get("images")
+    if not isinstance(listed, list):
+        return []
+    verdict = record.get("verdict") if isinstance(record.get("verdict"), Mapping) else {}
+    feasible = verdict.get("feasible") if run.condition.paradigm == "vr" else None
+    uses = []
+    for image in listed:
+        if not isinstance(image, Mapping) or not _SHA256.fullmatch(str(image.get("sha256"))):
+            continue
+        if image.get("purpose") not in PURPOSES or not isinstance(image.get("state"), str):
+            continue
+        entry = ImageEntry(image_path(run.model_dir, image["sha256"]), image["sha256"], str(record["task"]),
+                           image["purpose"], image["state"])  # fmt: skip
+        uses.append(ImageUse(run.condition, entry.family, str(record.get("difficulty")), entry,
+                             None if feasible is None else bool(feasible), _optimal_length(record)))  # fmt: skip
+    return uses
+
+
+def _optimal_length(record: Mapping[str, Any]) -> int | None:
+    """The row's optimum, from the reference the record was scored against."""
+    try:
+        return int(json.loads(record["reference"])["optimal_length"])
+    except (KeyError, TypeError, ValueError):
+        return None

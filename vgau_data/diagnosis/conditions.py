@@ -30,14 +30,16 @@ REFERENCE: Final = "text_cot"
 SOURCE_KINDS: Final[tuple[str, ...]] = ("text", "noise", "mismatch", "perturbed", "external", "oracle", "self")
 """Row-group order, from no image through interference and misleading images to assistance (Insight 3)."""
 CONTEXTS: Final[tuple[str, ...]] = ("direct", "reasoning", "decontextualized")
-"""UReason's generation contexts, in its table order (each delta is over the one before)."""
+"""UReason's generation contexts, in its table order (each delta is over the one before);
+a condition without a generation stage (Text-CoT, the oracle protocols) has context ``""``."""
 
 
 @dataclass(frozen=True, slots=True)
 class Source:
     """Where a condition's images come from: a kind of ``SOURCE_KINDS`` and, for an
-    external generator, its name (for ``perturbed``, the number of wrong cells); ``self``
-    is the answering model's own generation."""
+    external generator, its name (for ``perturbed``, the number of wrong cells; for
+    ``oracle``, empty for the oracle protocols, else the script that drew it inside a
+    self-generation protocol); ``self`` is the answering model's own generation."""
 
     kind: str
     name: str = ""
@@ -60,7 +62,7 @@ class Source:
             "mismatch": "Vision: Mismatch image",
             "perturbed": f"Vision: perturbed image ({self.name} cells wrong)",
             "external": f"Vision generator: {self.name}",
-            "oracle": "Oracle generation",
+            "oracle": f"Vision: oracle image ({self.name})" if self.name else "Oracle generation",
             "self": "Self generation",
         }
         return titles[self.kind]
@@ -71,19 +73,22 @@ class Source:
 
 
 TEXT: Final = Source("text")
+ORACLE: Final = Source("oracle")
+"""The oracle protocols' source: our renderings, shown by the protocol."""
 
 
 @dataclass(frozen=True, slots=True)
 class Condition:
     """One cell of the diagnosis: who answers, where the image comes from, how it is used.
 
-    ``context`` is the UReason generation context the images were made in.
+    ``context`` is the UReason generation context the images were made in (``""`` when
+    there is no generation stage).
     """
 
     answerer: str
     source: Source
     paradigm: str
-    context: str = "direct"
+    context: str = ""
 
     @property
     def is_reference(self) -> bool:
@@ -91,48 +96,100 @@ class Condition:
 
     @property
     def row_title(self) -> str:
-        """``Self-GtA``, ``Oracle-VCoT``... as the paper's rows (every non-oracle source is a
-        self-generation protocol with its image replaced)."""
+        """``Self-GtA``, ``Oracle-VCoT``... as the paper's rows (every source but the oracle
+        protocols' is a self-generation protocol, with the image drawn or replaced)."""
         if self.is_reference:
             return "Text-CoT"
-        prefix = "Oracle" if self.source.kind == "oracle" else "Self"
+        prefix = "Oracle" if self.source == ORACLE else "Self"
         return f"{prefix}-{PARADIGM_TITLES[self.paradigm]}"
 
     def sort_key(self) -> tuple[Any, ...]:
         order = PARADIGMS.index(self.paradigm) if self.paradigm in PARADIGMS else -1
-        context = CONTEXTS.index(self.context) if self.context in CONTEXTS else len(CONTEXTS)
-        return (self.source.sort_key(), order, context, self.answerer)
+        context = CONTEXTS.index(self.context) if self.context in CONTEXTS else -1
+        return (self.source.sort_key(), context, order, self.answerer)
 
 
-_ORACLE_PARADIGMS: Final[Mapping[str, str]] = {"oracle_gta": "gta", "oracle_vcot": "vcot"}
-_SELF_PARADIGMS: Final[Mapping[str, str]] = {"self_gta": "gta", "self_vcot": "vcot", "self_vr": "vr"}
+_PARADIGMS: Final[Mapping[str, tuple[str, str]]] = {
+    "oracle_gta": ("oracle", "gta"),
+    "oracle_vcot": ("oracle", "vcot"),
+    "oracle_vr": ("oracle", "vr"),
+    "self_gta": ("self", "gta"),
+    "self_vcot": ("self", "vcot"),
+    "self_vr": ("self", "vr"),
+}
+"""Protocol -> (who makes its images, paradigm); the self ones say who drew in their header."""
 
 
 def classify(header: Mapping[str, Any], variant: str) -> Condition | None:
     """The condition a records file holds, from its header; None when it is not part of the diagnosis.
 
-    ``header["protocol"]`` gives the protocol's name and budget (a ``fixed`` VCoT is
-    ``vcot_fixed``); variants that keep only some images (``history``) and the
-    oracle-augmented VCoT are left out, as the paper's diagnosis has neither.
+    ``header["protocol"]`` gives the protocol's name, budget (a ``fixed`` VCoT is
+    ``vcot_fixed``) and generation context; ``header["images"]`` who drew. Protocols
+    outside the paper's diagnosis (Direct, the oracle-augmented VCoT) give None.
 
     Example:
         >>> classify({"model": "qwen", "protocol": {"name": "oracle_vcot", "budget": "fixed"}}, "oracle_vcot_fixed")
-        Condition(answerer='qwen', source=Source(kind='oracle', name=''), paradigm='vcot_fixed', context='direct')
+        Condition(answerer='qwen', source=Source(kind='oracle', name=''), paradigm='vcot_fixed', context='')
+        >>> header = {"backend": {"backend": "pair", "answerer": {"backend": "hf", "model": "/m/Qwen3.5-9B"}},
+        ...           "protocol": {"name": "self_gta", "generation_context": "reasoning"},
+        ...           "images": {"source": "external", "generator": "diffusers:Qwen-Image-Edit"}}
+        >>> classify(header, "self_gta")
+        Condition(answerer='Qwen3.5-9B', source=Source(kind='external', name='Qwen-Image-Edit'), paradigm='gta', context='reasoning')
         >>> classify({"model": "qwen", "protocol": {"name": "direct"}}, "direct") is None
         True
     """
     protocol = header.get("protocol") or {}
     name = str(protocol.get("name") or variant)
-    if protocol.get("history") is not None:
-        return None
-    answerer = str(header.get("model") or "model")
-    fixed = protocol.get("budget") == "fixed"
+    answerer = answerer_of(header)
     if name == REFERENCE:
         return Condition(answerer, TEXT, REFERENCE)
-    if name in _ORACLE_PARADIGMS:
-        paradigm = _ORACLE_PARADIGMS[name] + ("_fixed" if fixed else "")
-        return Condition(answerer, Source("oracle"), paradigm)
-    if name in _SELF_PARADIGMS:
-        paradigm = _SELF_PARADIGMS[name] + ("_fixed" if fixed else "")
-        return Condition(answerer, Source("self"), paradigm, str(protocol.get("generation_context") or "direct"))
-    return None
+    if name not in _PARADIGMS:
+        return None
+    kind, paradigm = _PARADIGMS[name]
+    paradigm += "_fixed" if protocol.get("budget") == "fixed" else ""
+    if kind == "oracle":
+        return Condition(answerer, ORACLE, paradigm)
+    drawn_by = header.get("images") or {}
+    context = str(protocol.get("generation_context") or CONTEXTS[1])
+    return Condition(answerer, source_of(str(drawn_by.get("source") or "self"), str(drawn_by.get("generator") or "")),
+                     paradigm, context)  # fmt: skip
+
+
+def source_of(kind: str, generator: str) -> Source:
+    """A ``Source`` from a record's ``source`` and ``generator`` (``perturbed-2``, ``diffusers:Qwen-Image-Edit``).
+
+    Example:
+        >>> source_of("perturbed-2", "scripted-image:perturbed-2"), source_of("oracle", "scripted-image:oracle")
+        (Source(kind='perturbed', name='2'), Source(kind='oracle', name='scripted-image'))
+    """
+    backend, _, model = generator.partition(":")
+    if kind.startswith("perturbed-"):
+        return Source("perturbed", kind.removeprefix("perturbed-"))
+    if kind == "external":
+        return Source("external", model or backend or "generator")
+    if kind == "oracle":
+        return Source("oracle", backend or "generator")
+    if kind in ("noise", "mismatch", "self"):
+        return Source(kind)
+    raise ValueError(f"unknown image source {kind!r} in a records header")
+
+
+def answerer_of(header: Mapping[str, Any]) -> str:
+    """The model that answers in a run: a pair's answerer, a lone scripted generator's
+    policy, else the run's model (its last path component).
+
+    Example:
+        >>> answerer_of({"model": "scripted-image-noise", "backend": {"backend": "scripted-image", "answerer": "oracle"}})
+        'oracle'
+    """
+    backend = header.get("backend") or {}
+    if backend.get("backend") == "pair" and isinstance(backend.get("answerer"), Mapping):
+        return _model_name(backend["answerer"]) or str(header.get("model") or "model")
+    if backend.get("backend") == "scripted-image" and backend.get("answerer"):
+        return str(backend["answerer"])
+    return _model_name({"model": header.get("model")}) or _model_name(backend) or "model"
+
+
+def _model_name(description: Mapping[str, Any]) -> str:
+    model = description.get("model") or description.get("backend")
+    return str(model).rstrip("/").rsplit("/", 1)[-1] if model else ""

@@ -39,7 +39,7 @@ def _points(
     read = AXES[axis][1]
     points: dict[str, list[tuple[float, float, Condition]]] = {}
     for condition, by_family in diagnosis.fidelity.items():
-        if condition.paradigm != paradigm or condition.context != "direct":
+        if condition.paradigm != paradigm:
             continue
         fidelity, accuracy = by_family.get(family), diagnosis.accuracy.get(condition, {}).get(family)
         x = read(fidelity) if fidelity is not None else None

@@ -108,8 +108,10 @@ def _group_key(condition: Condition) -> tuple[Source, str]:
     return (condition.source, condition.context)
 
 
-def _group_title(source: Source, context: str) -> str:
-    return source.title + ("" if context == "direct" else f" [{context} context]")
+def _group_title(diagnosis: Diagnosis, source: Source, context: str) -> str:
+    """The source's title, and its generation context when the diagnosis has several."""
+    several = len({c.context for c in diagnosis.accuracy if c.context}) > 1
+    return source.title + (f" [{context} context]" if several and context else "")
 
 
 def sources_table(diagnosis: Diagnosis, answerer: str, measure: str, *, width: int = 160) -> str:
@@ -132,7 +134,7 @@ def sources_table(diagnosis: Diagnosis, answerer: str, measure: str, *, width: i
             for f in families
             for p in paradigms
         ]
-        rows.append(Row(_group_title(source, context), cells))
+        rows.append(Row(_group_title(diagnosis, source, context), cells))
     title = f"{answerer}: {spec.title}; {'/'.join(diagnosis.difficulties)} rows, mean over runs"
     return render_grid(title, rows, groups, corner="image source", width=width)
 
@@ -155,7 +157,7 @@ def models_table(diagnosis: Diagnosis, family: str, measure: str, *, width: int 
                 condition
             )
     for (source, context), by_paradigm in by_group.items():
-        rows.append(Row(_group_title(source, context)))
+        rows.append(Row(_group_title(diagnosis, source, context)))
         for paradigm in PARADIGMS:
             if paradigm in by_paradigm:
                 by_answerer = by_paradigm[paradigm]
@@ -209,7 +211,7 @@ def route_table(diagnosis: Diagnosis, *, width: int = 160) -> str | None:
                 (summary.route_feasible, summary.route_optimal, summary.answer_feasible) if summary else (None,) * 3
             )
             cells.extend(MISSING if v is None else f"{100 * v:.1f}" for v in values)
-        rows.append(Row(f"{condition.answerer}: {_group_title(condition.source, condition.context)}", cells))
+        rows.append(Row(f"{condition.answerer}: {_group_title(diagnosis, condition.source, condition.context)}", cells))
     groups = [(_family_title(f), ["route feas.", "route opt.", "answer feas."]) for f in families]
     title = (f"Self-VR drawings read as routes (%), replayed beside the stated answer; "
              f"{'/'.join(diagnosis.difficulties)} rows")  # fmt: skip
