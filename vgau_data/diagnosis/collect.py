@@ -255,12 +255,14 @@ def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
         collected = collect_records(folder)
         scored, score_warnings, _ = score_records(collected)
         ((_, body),) = scored.items()
-        warnings.extend(f"{folder.name}: {w}" for w in score_warnings)
+        warnings.extend(dict.fromkeys(f"{folder.name}: {w}" for w in score_warnings))
         for variant in collected.variants():
-            files = sorted((folder / "records" / variant).glob("run-*.jsonl"))
-            header = read_records(files[0])[0] if files else None
+            headers = (read_records(path)[0] for path in sorted((folder / "records" / variant).glob("run-*.jsonl")))
+            header = next((h for h in headers if h is not None), None)
+            if header is None:  # asked for, never written: nothing to diagnose (merge reports it)
+                continue
             try:
-                condition = classify(header or collected.header, variant)
+                condition = classify(header, variant)
             except ValueError as error:
                 warnings.append(f"{folder.name}/{variant} is left out: {error}")
                 continue
@@ -335,6 +337,8 @@ def diagnose(
     uses: list[ImageUse] = []
     measured = Measured(lpips=lpips.describe() if lpips is not None else None)
     for folder, folder_uses in sorted(uses_by_folder.items()):
+        if not folder_uses:
+            continue
         found = measure([u.entry for u in folder_uses], folder / CACHE_NAME, lpips=lpips, workers=workers,
                         progress=progress, desc=folder.name[:24])  # fmt: skip
         measured.records.update(found.records)

@@ -196,7 +196,10 @@ def route_table(diagnosis: Diagnosis, *, width: int = 160) -> str | None:
     """Self-VR drawings read as routes (maze, sokoban, path): the share whose route replays
     to the goal, in the optimum's steps, beside the share of stated answers that are feasible.
     None when no VR drawing has a route."""
-    conditions = [c for c in diagnosis.conditions() if c.paradigm == "vr" and c in diagnosis.fidelity]
+    conditions = [
+        c for c in diagnosis.conditions()
+        if c.paradigm == "vr" and any(summary.routes for summary in diagnosis.fidelity.get(c, {}).values())
+    ]  # fmt: skip
     families = [f for f in [*diagnosis.families, ALL] if any(
         diagnosis.fidelity[c].get(f) is not None and diagnosis.fidelity[c][f].routes for c in conditions
     )]  # fmt: skip
