@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vgau_data.diagnosis.conditions import SOURCE_KINDS, Condition, Source, classify
+from vgau_data.diagnosis.conditions import SOURCE_KINDS, Condition, Source, classify, source_of
 
 
 def _header(name: str, budget: str = "optimal", **extra: object) -> dict:
@@ -19,6 +19,7 @@ def _header(name: str, budget: str = "optimal", **extra: object) -> dict:
         ("oracle_vcot", "optimal", "oracle", "vcot"),
         ("oracle_vcot", "fixed", "oracle", "vcot_fixed"),
         ("self_gta", "optimal", "self", "gta"),
+        ("oracle_vr", "optimal", "oracle", "vr"),
         ("self_vcot", "fixed", "self", "vcot_fixed"),
         ("self_vr", "optimal", "self", "vr"),
     ],
@@ -34,10 +35,42 @@ def test_classify__protocols_outside_the_diagnosis(name: str) -> None:
     assert classify(_header(name), name) is None
 
 
-def test_classify__history_variants_are_left_out() -> None:
-    assert (
-        classify(_header("oracle_vcot", history=2) | {"protocol": {"name": "oracle_vcot", "history": 2}}, "x") is None
+def test_classify__a_history_limit_is_the_same_condition() -> None:
+    """Models that read one image run Self-VCoT with history 1 (the paper's A.4): still Self-VCoT."""
+    limited = classify(_header("self_vcot", history=1), "self_vcot_last1")
+    assert limited == classify(_header("self_vcot"), "self_vcot")
+
+
+def test_classify__who_drew_and_who_answered() -> None:
+    pair = {
+        "model": "Qwen3.5-9B+Qwen-Image-Edit",
+        "backend": {"backend": "pair", "answerer": {"backend": "hf", "model": "/models/Qwen3.5-9B/"},
+                    "generator": {"backend": "diffusers", "model": "/models/Qwen-Image-Edit"}},
+        "protocol": {"name": "self_vcot", "budget": "fixed", "generation_context": "decontextualized"},
+        "images": {"source": "external", "generator": "diffusers:Qwen-Image-Edit"},
+    }  # fmt: skip
+    assert classify(pair, "self_vcot_fixed_decontextualized") == Condition(
+        "Qwen3.5-9B", Source("external", "Qwen-Image-Edit"), "vcot_fixed", "decontextualized"
     )
+    noise = {"model": "scripted-image-noise", "backend": {"backend": "scripted-image", "model": "noise",
+             "answerer": "oracle"}, "protocol": {"name": "self_gta"}, "images": {"source": "noise",
+             "generator": "scripted-image:noise"}}  # fmt: skip
+    assert classify(noise, "self_gta") == Condition("oracle", Source("noise"), "gta", "reasoning")
+    janus = {"model": "models/Janus-Pro-7B", "backend": {"backend": "janus", "model": "models/Janus-Pro-7B"},
+             "protocol": {"name": "self_vr", "generation_context": "direct"},
+             "images": {"source": "self", "generator": "janus:Janus-Pro-7B"}}  # fmt: skip
+    assert classify(janus, "self_vr_direct") == Condition("Janus-Pro-7B", Source("self"), "vr", "direct")
+    assert classify({"model": "m", "protocol": {"name": "oracle_vr"}}, "oracle_vr") == Condition(
+        "m", Source("oracle"), "vr"
+    )
+
+
+def test_source_of__every_kind_a_run_records() -> None:
+    assert source_of("perturbed-3", "scripted-image:perturbed-3") == Source("perturbed", "3")
+    assert source_of("oracle", "scripted-image:oracle").title == "Vision: oracle image (scripted-image)"
+    assert source_of("mismatch", "scripted-image:mismatch") == Source("mismatch")
+    with pytest.raises(ValueError, match="unknown image source"):
+        source_of("banana", "")
 
 
 def test_source__groups_run_from_no_image_to_assistance() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.runners.test_perceptual import weights  # noqa: F401  (the random LPIPS weights fixture)
 from vgau_data.cli import main
 
 
@@ -42,3 +43,14 @@ def test_diagnose__user_errors_are_one_line(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and all(line.startswith("vgau-data diagnose: error:") for line in err)
     assert "alexnet-owt-7be5be79.pth" in err[2]
+
+
+def test_diagnose__lpips_with_weights(runs_dir: Path, weights, capsys) -> None:  # noqa: F811
+    """The oracle protocols show our own renderings: LPIPS 0 by construction, and the weights are named."""
+    args = ["diagnose", str(runs_dir), "--measures", "lpips", "--lpips-weights", str(weights[0]),
+            "--lpips-heads", str(weights[1]), "--no-progress", "--width", "400"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "LPIPS against the oracle image" in out and "not torchvision's release" in out
+    oracle_row = next(line for line in out.splitlines() if line.startswith("Oracle generation"))
+    assert oracle_row.count("0.000") == 3 * 4

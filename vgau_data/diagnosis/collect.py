@@ -379,11 +379,11 @@ def _record_images(run: ConditionRun, record: Mapping[str, Any]) -> list[ImageUs
     Entries that are not well formed (a records file edited by hand) or name no file (a
     failed generation) are skipped; the image files themselves are checked when read.
     """
+    listed = record.get("images")
+    if not isinstance(listed, list) or not listed:
+        return []
     from vgau_data.runners.image_store import image_path
 
-    listed = record.get("images")
-    if not isinstance(listed, list):
-        return []
     verdict = record.get("verdict") if isinstance(record.get("verdict"), Mapping) else {}
     feasible = verdict.get("feasible") if run.condition.paradigm == "vr" else None
     uses = []

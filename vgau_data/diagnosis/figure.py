@@ -71,7 +71,7 @@ def plot_figure3(diagnosis: Diagnosis, out_path: str | Path, *, family: str = AL
             ax.set_ylabel("optimal accuracy (%)" if col == 0 else "", fontsize=8)
     handles = [plt.Line2D([], [], color=colour[a], label=a) for a in answerers]
     kinds = sorted({c.source.kind for c in diagnosis.fidelity if not c.is_reference}, key=list(MARKERS).index)
-    handles += [plt.Line2D([], [], color="grey", marker=MARKERS[k], linestyle="", label=k) for k in kinds]
+    handles += [plt.Line2D([], [], color="grey", marker=MARKERS[k], linestyle="", label=f"image: {k}") for k in kinds]
     handles.append(plt.Line2D([], [], color="grey", linestyle="--", label="Text-CoT"))
     fig.legend(handles=handles, loc="lower center", ncols=min(len(handles), 6), fontsize=8, frameon=False)
     where = "all families" if family == ALL else family
