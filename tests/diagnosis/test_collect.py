@@ -115,3 +115,14 @@ def test_summarize__lpips_only_from_the_weights_in_use() -> None:
     })  # fmt: skip
     summary = summarize(uses, measured)
     assert summary.lpips == pytest.approx(0.2) and summary.lpips_images == 1
+
+
+def test_diagnose__deltas_over_other_rows_are_named(dataset_dir: Path, tmp_path: Path) -> None:
+    from vgau_data.cli import main
+
+    common = ["--dataset", str(dataset_dir), "--out", str(tmp_path), "--no-progress", "--backend", "scripted"]
+    assert main(["run", *common, "--model", "oracle", "--protocol", "text_cot", "--limit", "1"]) == 0
+    assert main(["run", *common, "--model", "oracle", "--protocol", "oracle_gta"]) == 0
+    warnings = diagnose(tmp_path, progress=False).warnings
+    assert any("Oracle-GtA (Oracle generation) and its Text-CoT scored different numbers of rows" in w and
+               "maze 2 vs 1" in w for w in warnings)  # fmt: skip

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from vgau_data.diagnosis.conditions import Condition, classify
+from vgau_data.diagnosis.conditions import ORACLE, Condition, classify
 from vgau_data.diagnosis.fidelity_cache import CACHE_NAME, ImageEntry, Measured, measure
 from vgau_data.errors import VgauError
 from vgau_data.oracle_aids import PURPOSES
@@ -235,6 +235,8 @@ class ConditionRun:
     variant: str
     result: dict[str, Any]
     records: list[dict[str, Any]]
+    fingerprint: str | None = None
+    """The dataset build the records were run on."""
 
 
 def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
@@ -275,7 +277,8 @@ def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
                 )
                 continue
             records = [r for (v, _), group in collected.by_variant_run.items() if v == variant for r in group.values()]
-            found[condition] = ConditionRun(condition, folder, variant, body[variant], records)
+            found[condition] = ConditionRun(condition, folder, variant, body[variant], records,
+                                            header.get("dataset_fingerprint"))  # fmt: skip
     return list(found.values())
 
 
@@ -331,6 +334,7 @@ def diagnose(
             f"no Text-CoT, oracle or self-generation records of {'/'.join(difficulties)} "
             f"{', '.join(shown) or 'any family'} rows under {runs_dir}"
         )
+    warnings.extend(comparability_warnings(runs, diagnosis))
     uses_by_folder: dict[Path, list[ImageUse]] = defaultdict(list)
     for run in runs:
         uses_by_folder[run.model_dir].extend(image_uses(run, shown, difficulties))
@@ -352,9 +356,36 @@ def diagnose(
     diagnosis.fidelity = fidelity_by_condition(uses, measured, shown)
     diagnosis.lpips = measured.lpips
     for condition, cells in diagnosis.accuracy.items():
-        if condition.source.kind == "oracle" and condition not in diagnosis.fidelity:
+        if condition.source == ORACLE and condition not in diagnosis.fidelity:
             diagnosis.fidelity[condition] = {family: exact_fidelity(measured.lpips is not None) for family in cells}
     return diagnosis
+
+
+def comparability_warnings(runs: Sequence[ConditionRun], diagnosis: Diagnosis) -> list[str]:
+    """What makes a delta compare different rows: folders run on different dataset builds,
+    or a condition whose rows are not its Text-CoT's (``--limit``, a shard left out)."""
+    found = []
+    builds: dict[str, list[str]] = defaultdict(list)
+    for run in runs:
+        builds[str(run.fingerprint)[:12]].append(run.model_dir.name)
+    if len(builds) > 1:
+        listed = "; ".join(f"{fp}: {', '.join(sorted(set(names)))}" for fp, names in sorted(builds.items()))
+        found.append(f"the model folders were run on different dataset builds ({listed}): deltas compare other rows")
+    for condition, cells in diagnosis.accuracy.items():
+        if condition.is_reference:
+            continue
+        differ = [
+            f"{family} {value.n} vs {reference.n}"
+            for family, value in cells.items()
+            if family != ALL and (reference := diagnosis.reference(condition.answerer, family)) is not None
+            and reference.n != value.n
+        ]  # fmt: skip
+        if differ:
+            found.append(
+                f"{condition.answerer}: {condition.row_title} ({condition.source.title}) and its Text-CoT scored "
+                f"different numbers of rows ({', '.join(differ)}): run both on the same rows"
+            )
+    return found
 
 
 def exact_fidelity(with_lpips: bool) -> Fidelity:
