@@ -91,8 +91,9 @@ def _panel(ax: Any, diagnosis: Diagnosis, paradigm: str, family: str, axis: str,
         ax.plot([p[0] for p in points], [p[1] for p in points], color=colour[answerer], linewidth=1, alpha=0.6)
         for x, y, condition in points:
             ax.scatter([x], [y], color=colour[answerer], marker=MARKERS[condition.source.kind], s=36, zorder=3)
-            if condition.source.kind in ("external", "perturbed"):
-                ax.annotate(condition.source.name, (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points")
+            label = {"external": condition.source.name, "perturbed": f"{condition.source.name} cells"}
+            if condition.source.kind in label:
+                ax.annotate(label[condition.source.kind], (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points")
     for answerer in diagnosis.answerers():
         reference = diagnosis.reference(answerer, family)
         if reference is not None:
