@@ -126,3 +126,17 @@ def test_diagnose__deltas_over_other_rows_are_named(dataset_dir: Path, tmp_path:
     warnings = diagnose(tmp_path, progress=False).warnings
     assert any("Oracle-GtA (Oracle generation) and its Text-CoT scored different numbers of rows" in w and
                "maze 2 vs 1" in w for w in warnings)  # fmt: skip
+
+
+def test_diagnose__two_models_of_one_name_are_named(runs_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    (oracle,) = [p for p in runs_dir.iterdir() if p.name.startswith("oracle-")]
+    shutil.copytree(oracle, tmp_path / oracle.name)
+    other = tmp_path / "oracle-00000000"
+    shutil.copytree(oracle, other)
+    for path in (other / "records").glob("*/run-*.jsonl"):
+        path.write_text(path.read_text().replace(oracle.name.split("-")[1], "00000000", 1))
+    warnings = diagnose(tmp_path, progress=False).warnings
+    assert any("runs of 2 different models answer as 'oracle'" in w for w in warnings)
+    assert any("/text_cot repeats Text-CoT of oracle" in w for w in warnings)

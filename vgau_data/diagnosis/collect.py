@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from vgau_data.diagnosis.conditions import ORACLE, Condition, classify
+from vgau_data.diagnosis.conditions import ORACLE, Condition, answerer_fingerprint, classify
 from vgau_data.diagnosis.fidelity_cache import CACHE_NAME, ImageEntry, Measured, measure
 from vgau_data.errors import VgauError
 from vgau_data.oracle_aids import PURPOSES
@@ -253,6 +253,7 @@ def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
             f"no model folders with records under {runs_dir}; run `vgau-data run --out {runs_dir}` first"
         )
     found: dict[Condition, ConditionRun] = {}
+    fingerprints: dict[str, set[str]] = defaultdict(set)
     for folder in folders:
         collected = collect_records(folder)
         scored, score_warnings, _ = score_records(collected)
@@ -270,6 +271,8 @@ def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
                 continue
             if condition is None or variant not in body:
                 continue
+            if (fingerprint := answerer_fingerprint(header)) is not None:
+                fingerprints[condition.answerer].add(fingerprint)
             if condition in found:
                 warnings.append(
                     f"{folder.name}/{variant} repeats {condition.row_title} of {condition.answerer} "
@@ -279,6 +282,12 @@ def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
             records = [r for (v, _), group in collected.by_variant_run.items() if v == variant for r in group.values()]
             found[condition] = ConditionRun(condition, folder, variant, body[variant], records,
                                             header.get("dataset_fingerprint"))  # fmt: skip
+    for answerer, seen in sorted(fingerprints.items()):
+        if len(seen) > 1:
+            warnings.append(
+                f"runs of {len(seen)} different models answer as {answerer!r} (fingerprints "
+                f"{', '.join(sorted(f[:8] for f in seen))}): they share its column and its Text-CoT"
+            )
     return list(found.values())
 
 

@@ -190,6 +190,22 @@ def answerer_of(header: Mapping[str, Any]) -> str:
     return _model_name({"model": header.get("model")}) or _model_name(backend) or "model"
 
 
+def answerer_fingerprint(header: Mapping[str, Any]) -> str | None:
+    """The answering model's fingerprint, where the header records it (a pair names its
+    answerer's; a lone scripted generator answers with a policy it does not fingerprint).
+
+    Example:
+        >>> answerer_fingerprint({"model_fingerprint": "ab", "backend": {"backend": "pair", "answerer_fingerprint": "cd"}})
+        'cd'
+    """
+    backend = header.get("backend") or {}
+    if backend.get("backend") == "pair":
+        return str(backend.get("answerer_fingerprint") or "") or None
+    if backend.get("backend") == "scripted-image":
+        return None
+    return str(header.get("model_fingerprint") or "") or None
+
+
 def _model_name(description: Mapping[str, Any]) -> str:
     model = description.get("model") or description.get("backend")
     return str(model).rstrip("/").rsplit("/", 1)[-1] if model else ""
