@@ -85,9 +85,12 @@ def test_json__round_trip_and_schema() -> None:
     assert obj["labels"] == {"A": [0, 3], "B": [2, 6], "C": [2, 2], "D": [4, 4], "E": [7, 1]}
     assert obj["start"] == [0, 0] and obj["end"] == [7, 9] and obj["grid"][0] == "..#.######"
     assert path.from_json(text) == state
-    # the marker is not part of the JSON state
+    # a moved marker is serialised (records name the board a step shows), and round-trips
     moved = path.apply_step(state, PathStep("right"))
-    assert moved.position == (0, 1) and path.to_json(moved) == text and path.from_json(path.to_json(moved)) == state
+    assert moved.position == (0, 1) and path.from_json(path.to_json(moved)) == moved
+    assert json.loads(path.to_json(moved)) == {**obj, "position": [0, 1], "declared": []}
+    back = path.apply_step(moved, PathStep("left"))
+    assert path.from_json(path.to_json(back)) == back and back.position is None
 
 
 @pytest.mark.parametrize(
@@ -97,6 +100,10 @@ def test_json__round_trip_and_schema() -> None:
         lambda o: '"grid"',
         lambda o: {k: v for k, v in o.items() if k != "labels"},
         lambda o: {**o, "position": [0, 1]},
+        lambda o: {**o, "position": [0, 2], "declared": []},
+        lambda o: {**o, "position": [0, 1], "declared": ["Z"]},
+        lambda o: {**o, "position": [0, 1], "declared": ["A", "A"]},
+        lambda o: {**o, "position": [0, 1], "declared": "A"},
         lambda o: {**o, "labels": [["A", [0, 3]]]},
         lambda o: {**o, "labels": {**o["labels"], "F": [0, 1]}},
         lambda o: {**o, "labels": {**o["labels"], "a": [0, 1]}},

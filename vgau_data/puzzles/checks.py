@@ -8,7 +8,8 @@ generates a few instances per bucket and checks what the rest of the package rel
   at lengths inside it; every generated state's true optimum lies in its bucket, a state
   generated for a slot has exactly the slot's optimum, the same seed gives the same state
   and an unknown difficulty is refused;
-- states round-trip through their canonical JSON;
+- states round-trip through their canonical JSON, and so does every state along the
+  solution (records name the board each interactive step shows by it);
 - the solver's answer replays feasibly at the optimal length, its trajectory ends in
   the goal, and the initial state is not already solved;
 - the oracle's interactive steps (``oracle_steps``) replay as an optimal answer, and the
@@ -113,6 +114,9 @@ def _check_instance(spec: FamilySpec, state: Any, where: str, rng: np.random.Gen
     states = spec.trajectory(state, answer)
     expect(len(states) == solution.optimal_length, f"{where}: trajectory length != optimal_length")
     expect(states and spec.is_goal(states[-1]), f"{where}: the trajectory does not end in the goal")
+    for k, step_state in enumerate(states):
+        expect(spec.from_json(spec.to_json(step_state)) == step_state, f"{where}: state after step {k + 1} loses "
+               "something in from_json(to_json(...))")  # fmt: skip
 
     randoms = [spec.random_answer(state, rng) for _ in range(5)]
     for candidate in (answer, *randoms):

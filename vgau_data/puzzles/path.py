@@ -160,7 +160,7 @@ class PathState:
     ``grid`` rows are ``#`` (blocked) and ``.`` (road); ``labels`` is a tuple of
     ``(letter, cell)`` sorted by letter. ``position`` is the marker's cell (None: at
     ``start``) and ``declared`` the letters declared so far; both are used only by the
-    interactive environment and never serialised.
+    interactive environment, and serialised only once the marker has moved.
     """
 
     grid: tuple[str, ...]
@@ -179,20 +179,27 @@ class PathStep(NamedTuple):
 
 
 def to_json(state: PathState) -> str:
-    """SPEC §4 canonical JSON (``position`` is not part of it).
+    """SPEC §4 canonical JSON; a mid-episode state adds the marker (``position``, ``declared``).
+
+    A puzzle's state (marker on the start, nothing declared) has exactly SPEC's four keys;
+    the marker's keys let a record name the board an interactive step should show.
 
     Example:
         >>> to_json(from_ascii(["SAT"]))
         '{"end":[0,2],"grid":["..."],"labels":{"A":[0,1]},"start":[0,0]}'
+        >>> to_json(apply_step(from_ascii(["SAT"]), PathStep("right", ("A",))))
+        '{"declared":["A"],"end":[0,2],"grid":["..."],"labels":{"A":[0,1]},"position":[0,1],"start":[0,0]}'
     """
-    return canonical_json(
-        {
-            "grid": list(state.grid),
-            "start": list(state.start),
-            "end": list(state.end),
-            "labels": {letter: list(cell) for letter, cell in state.labels},
-        }
-    )
+    obj: dict[str, Any] = {
+        "grid": list(state.grid),
+        "start": list(state.start),
+        "end": list(state.end),
+        "labels": {letter: list(cell) for letter, cell in state.labels},
+    }
+    if state.position is not None or state.declared:
+        obj["position"] = list(state.position or state.start)
+        obj["declared"] = list(state.declared)
+    return canonical_json(obj)
 
 
 def from_json(text: str) -> PathState:
@@ -202,8 +209,11 @@ def from_json(text: str) -> PathState:
     that label keys are letters A-E, and that the road cells form a tree.
     """
     obj = load_state_object(text)
-    if set(obj) != {"grid", "start", "end", "labels"}:
-        raise StateError(f"path state needs exactly the keys grid, start, end, labels; got {sorted(obj)}")
+    keys = set(obj)
+    if keys not in ({"grid", "start", "end", "labels"}, {"grid", "start", "end", "labels", "position", "declared"}):
+        raise StateError(
+            f"path state needs the keys grid, start, end, labels (and, mid-episode, position and declared); got {sorted(obj)}"
+        )
     grid = grid_from_json(obj["grid"], SIZE)
     start = cell_from_json(obj["start"], "start", grid)
     end = cell_from_json(obj["end"], "end", grid)
@@ -215,7 +225,19 @@ def from_json(text: str) -> PathState:
         if letter not in _LETTER_SET:
             raise StateError(f"label key {letter!r:.20} must be one of the letters {', '.join(LETTERS)}")
         labels.append((letter, cell_from_json(raw[letter], f"label {letter}", grid)))
-    return _checked(PathState(grid, start, end, tuple(labels)))
+    state = _checked(PathState(grid, start, end, tuple(labels)))
+    if "position" not in obj:
+        return state
+    declared = obj["declared"]
+    if (
+        not isinstance(declared, list)
+        or len(declared) > len(labels)
+        or not all(isinstance(letter, str) and letter in raw for letter in declared)
+        or len(set(declared)) != len(declared)
+    ):
+        raise StateError("declared must list distinct letters of the board's labels")
+    position = cell_from_json(obj["position"], "position", grid)
+    return PathState(grid, start, end, tuple(labels), None if position == start else position, tuple(declared))
 
 
 def _checked(state: PathState) -> PathState:
