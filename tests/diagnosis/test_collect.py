@@ -92,7 +92,7 @@ def test_summarize__means_routes_and_stated_answers() -> None:
         uses[0].entry.key: {"cell_agreement": 1.0, "cells_exact": True, "ssim": 0.9, "route_feasible": True,
                             "route_length": 4},
         uses[1].entry.key: {"cell_agreement": 0.5, "cells_exact": False, "ssim": 0.5, "route_feasible": True,
-                            "route_length": 6},
+                            "route_length": 6, "route_cells": 1},
         uses[2].entry.key: {"cell_agreement": 0.0, "cells_exact": False, "ssim": 0.1, "route_feasible": False,
                             "route_length": 1},
     })  # fmt: skip
@@ -101,6 +101,7 @@ def test_summarize__means_routes_and_stated_answers() -> None:
     assert summary.cell_agreement == pytest.approx(0.5) and summary.exact == pytest.approx(1 / 3)
     assert summary.route_feasible == pytest.approx(2 / 3) and summary.route_optimal == pytest.approx(1 / 3)
     assert summary.answer_feasible == pytest.approx(2 / 3)
+    assert summary.routes_unmarked == 1  # read as solved from the start cell alone
     assert summary.lpips is None
 
 

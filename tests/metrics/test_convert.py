@@ -24,9 +24,8 @@ from vgau_data.metrics.convert import (
     records_from_lmms_eval,
     records_from_vlmevalkit,
 )
-from vgau_data.metrics.references import ReferenceSet, load_references
+from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.results import protocol_results, score_submission
-from vgau_data.metrics.submission import read_submission
 
 LMMS = OUTPUTS / "lmms_eval_0.7.3" / "test-model"
 VLMEVAL = OUTPUTS / "vlmevalkit_e8e78f05"

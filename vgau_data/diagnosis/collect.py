@@ -71,7 +71,9 @@ class Fidelity:
 
     ``route_*`` (self-VR on maze, sokoban, path): the share of drawings whose red route
     replays to the goal, and in the optimum's number of steps; ``answer_feasible`` the
-    share of the same episodes whose stated answer is feasible.
+    share of the same episodes whose stated answer is feasible. ``routes_unmarked`` counts
+    drawings read as solved with no stroke at all: a sokoban row solved by one push from
+    the start has a one-cell route in the paper's convention, so any image reads so there.
     """
 
     images: int
@@ -84,6 +86,7 @@ class Fidelity:
     route_feasible: float | None = None
     route_optimal: float | None = None
     answer_feasible: float | None = None
+    routes_unmarked: int = 0
     unreadable: int = 0
 
 
@@ -200,6 +203,7 @@ def summarize(uses: Sequence[ImageUse], measured: Measured) -> Fidelity:
         answer_feasible=_mean(
             [float(bool(use.answer_feasible)) for use, _ in routes if use.answer_feasible is not None]
         ),
+        routes_unmarked=sum(bool(m["route_feasible"]) and m.get("route_cells") == 1 for _, m in routes),
         unreadable=len(uses) - len(found),
     )
 
