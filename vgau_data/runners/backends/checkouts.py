@@ -1,6 +1,6 @@
 """Unified models that live in their own repositories: import them from the user's checkout.
 
-BAGEL and OmniGen2 ship no package; their inference code is a git checkout the user
+BAGEL, OmniGen2 and Show-o2 ship no package; their inference code is a git checkout the user
 clones, next to a checkpoint folder they download. The adapters import that code from
 the checkout (``repo=...``) only when they are built, never download anything, and say
 which file is missing when a path is wrong.
@@ -33,15 +33,28 @@ def require_paths(base: str | Path, names: Sequence[str], what: str, hint: str) 
 
 
 def import_from_checkout(repo: Path, *modules: str) -> list[ModuleType]:
-    """Import ``modules`` with ``repo`` first on ``sys.path`` (it stays there: their modules import each other)."""
+    """Import ``modules`` with ``repo`` first on ``sys.path`` (it stays there: their modules import each other).
+
+    Their names are generic (``models``, ``utils``, ``data``): one already imported from
+    elsewhere would be used silently, so a module that is not the checkout's is an error.
+    """
     root = str(repo)
     if root not in sys.path:
         sys.path.insert(0, root)
     try:
-        return [importlib.import_module(name) for name in modules]
+        imported = [importlib.import_module(name) for name in modules]
     except ImportError as error:
         raise BackendError(f"importing {error.name or error} from the checkout {repo} failed: {error}; "
                            "install that project's requirements in this environment") from error
+    for module in imported:
+        file = getattr(module, "__file__", None)
+        origins = [Path(file)] if file else [Path(path) for path in getattr(module, "__path__", [])]  # a namespace
+        if not any(origin.resolve().is_relative_to(repo.resolve()) for origin in origins):
+            raise BackendError(
+                f"the module {module.__name__!r} is already imported from {file or origins}, not from the checkout "
+                f"{repo}; run in a process that has not imported another {module.__name__!r}"
+            )
+    return imported
 
 
 def interleaved(messages: Sequence[Message]) -> list[str | Image.Image]:
