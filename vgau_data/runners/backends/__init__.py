@@ -49,6 +49,7 @@ BACKENDS: Mapping[str, str] = MappingProxyType(
         "openai-image": "vgau_data.runners.backends.openai_images:OpenAIImageGenerator",
         "bagel": "vgau_data.runners.backends.bagel:BagelBackend",
         "omnigen2": "vgau_data.runners.backends.omnigen2:OmniGen2Backend",
+        "showo2": "vgau_data.runners.backends.showo2:Showo2Backend",
     }
 )
 
