@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from vgau_data.runners.backends.base import Completion, GeneratedImage, GenParams, ImageRequest, require
-from vgau_data.runners.backends.checkouts import import_from_checkout, interleaved, require_paths, returned_image
+from vgau_data.runners.backends.checkouts import (
+    describe_checkout,
+    import_from_checkout,
+    interleaved,
+    require_paths,
+    returned_image,
+)
 from vgau_data.runners.backends.local_model import hash_samples
 
 if TYPE_CHECKING:
@@ -175,15 +181,7 @@ class BagelBackend:
         return self._fingerprint
 
     def describe(self) -> dict[str, Any]:
-        return {
-            "backend": self.name,
-            "model": str(self.checkpoint),
-            "repo": str(self.repo),
-            "capabilities": sorted(self.capabilities),
-            "think": self.think,
-            "image_settings": self.image_settings,
-            "torch": self.torch.__version__,
-        }
+        return describe_checkout(self, think=self.think, image_settings=self.image_settings)
 
 
 

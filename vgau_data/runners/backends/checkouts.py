@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vgau_data.runners.backends.base import BackendError, GeneratedImage
 from vgau_data.runners.messages import ImagePart, Message, TextPart
@@ -77,3 +77,15 @@ def returned_image(image: object, model: str, start: float, text: str = "") -> G
     if not isinstance(image, Image.Image):
         return GeneratedImage(error=f"{model} returned no image", text=text, latency_s=latency)
     return GeneratedImage(image=image.convert("RGB"), text=text, latency_s=latency)
+
+
+def describe_checkout(backend: Any, **settings: Any) -> dict[str, Any]:
+    """A checkout adapter's ``describe()``: what it is, where its code and weights are, ``settings``, torch."""
+    return {
+        "backend": backend.name,
+        "model": str(backend.checkpoint),
+        "repo": str(backend.repo),
+        "capabilities": sorted(backend.capabilities),
+        **settings,
+        "torch": backend.torch.__version__,
+    }

@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest, require
-from vgau_data.runners.backends.checkouts import import_from_checkout, interleaved, require_paths, returned_image
+from vgau_data.runners.backends.checkouts import (
+    describe_checkout,
+    import_from_checkout,
+    interleaved,
+    require_paths,
+    returned_image,
+)
 from vgau_data.runners.backends.diffusers_edit import pipeline_fingerprint
 
 if TYPE_CHECKING:
@@ -159,13 +165,4 @@ class OmniGen2Backend:
         return self._fingerprint
 
     def describe(self) -> dict[str, Any]:
-        return {
-            "backend": self.name,
-            "model": str(self.checkpoint),
-            "repo": str(self.repo),
-            "capabilities": sorted(self.capabilities),
-            "dtype": self.dtype,
-            "device": self.device,
-            "image_settings": self.image_settings,
-            "torch": self.torch.__version__,
-        }
+        return describe_checkout(self, dtype=self.dtype, device=self.device, image_settings=self.image_settings)

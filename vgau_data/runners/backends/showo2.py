@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest, require
-from vgau_data.runners.backends.checkouts import import_from_checkout, interleaved, require_paths
+from vgau_data.runners.backends.checkouts import describe_checkout, import_from_checkout, interleaved, require_paths
 from vgau_data.runners.backends.local_model import hash_samples
 
 if TYPE_CHECKING:
@@ -356,17 +356,8 @@ class Showo2Backend:
         return self._fingerprint
 
     def describe(self) -> dict[str, Any]:
-        return {
-            "backend": self.name,
-            "model": str(self.checkpoint),
-            "repo": str(self.repo),
-            "config": str(self.config_path),
-            "llm": str(self.llm),
-            "siglip": str(self.siglip),
-            "capabilities": sorted(self.capabilities),
-            "dtype": self.dtype,
-            "device": self.device,
-            "resolution": self.resolution,
-            "image_settings": {"guidance_scale": self.guidance_scale, "num_inference_steps": self.num_inference_steps},
-            "torch": self.torch.__version__,
-        }
+        return describe_checkout(
+            self, config=str(self.config_path), llm=str(self.llm), siglip=str(self.siglip), dtype=self.dtype,
+            device=self.device, resolution=self.resolution,
+            image_settings={"guidance_scale": self.guidance_scale, "num_inference_steps": self.num_inference_steps},
+        )  # fmt: skip
