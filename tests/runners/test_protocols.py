@@ -477,3 +477,17 @@ def test_registry__a_new_protocol_runs_through_the_driver_unchanged(instances) -
                 name = "shout_then_answer"
     finally:
         del base._REGISTRY["shout_then_answer"]
+
+
+@pytest.mark.parametrize("name", ["oracle_aug_vcot", "self_gta"])
+def test_history__records_name_only_the_images_the_model_was_sent(name: str, instances) -> None:
+    sent: list[int] = []
+    oracle = make_policy("oracle", instances)
+
+    def counting(conversation: Conversation) -> str:
+        sent.append(len(_images(conversation)))
+        return oracle(conversation)
+
+    episodes = _run(instances, ProtocolConfig(name=name, history=1), counting)
+    recorded = [len(turn.images_sent) for e in episodes for turn in e.outcome().turns if turn.asks != "remaining"]
+    assert max(sent) == 1 and max(recorded) == 1  # the full last message holds two images

@@ -21,7 +21,7 @@ and submissions (``oracle_vcot_fixed``, ``oracle_aug_vcot_last2``, ``self_gta_di
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
@@ -283,7 +283,7 @@ class Episode:
     # ------------------------------------------------------------------ shared machinery
 
     def _record_turn(self, asks: str, messages: list[Message], completion: Completion) -> Turn:
-        sent = [part.digest() for part in _last_user_images(messages)]
+        sent = [part.digest() for part in _last_user_images(keep_last_images(messages, self.config.history))]
         turn = Turn(
             asks=asks,
             text=completion.text,
@@ -301,7 +301,7 @@ class Episode:
         self._outcome = Outcome(output, end, error, self.turns, steps)
 
 
-def _last_user_images(messages: list[Message]) -> list[ImagePart]:
+def _last_user_images(messages: Sequence[Message]) -> list[ImagePart]:
     for message in reversed(messages):
         if message.role == "user":
             return [part for part in message.parts if isinstance(part, ImagePart)]
