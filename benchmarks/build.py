@@ -4,8 +4,10 @@
 
 The size is what a user downloads: the Parquet files (images embedded, encoded per
 ``instances.COLUMN_CODECS``). The floor re-renders and re-encodes exactly the images of the
-built dataset (board, aid, every oracle state with and without the grid) from the stored
-states and solutions, with no generation or solving, over the same number of worker processes.
+built dataset (board, aid, every oracle state with and without the grid, the drawn solution)
+from the stored states and solutions with the build's own ``assemble_row``, with no
+generation or solving (path's answer is re-solved, a few ms), over the same number of worker
+processes.
 """
 
 from __future__ import annotations
@@ -17,29 +19,30 @@ import resource
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from vgau_data.builders import build_dataset
 from vgau_data.builders.hub_folder import parquet_path
-from vgau_data.builders.instances import COLUMN_CODECS
-from vgau_data.oracle_aids import annotate
+from vgau_data.builders.instances import COLUMN_CODECS, assemble_row
 from vgau_data.registry import FAMILIES
-from vgau_data.rendering import encode_image
 
 
-def render_row(item: tuple[str, str, str]) -> tuple[str, float, int]:
-    family_name, state_json, solution_payload = item
+def render_row(item: tuple[str, str, str, int]) -> tuple[str, float, int]:
+    """Re-render and re-encode one built row's images exactly as the build does (``assemble_row``)."""
+    family_name, state_json, solution_payload, optimal_length = item
     family = FAMILIES[family_name]
     start = time.perf_counter()
     state = family.from_json(state_json)
     answer = family.solve(state).answer if family_name == "path" else None
     if answer is None:
         answer = family.parse_answer(_wrap(family_name, solution_payload))
-    board = family.render(state)
-    steps = [family.render(s) for s in family.trajectory(state, answer)]
-    columns = {"image": [board], "oracle_aid": [annotate(family, board, state)], "oracle_states": steps,
-               "oracle_aug_states": [annotate(family, s, state) for s in steps]}
-    encoded = sum(len(encode_image(im, COLUMN_CODECS[c])) for c, images in columns.items() for im in images)
+    row = assemble_row(family_name, "", "", state, answer, optimal_length, 0)
+    encoded = sum(len(cell["bytes"]) for column in COLUMN_CODECS for cell in _cells(row[column]))
     return family_name, time.perf_counter() - start, encoded
+
+
+def _cells(value: Any) -> list[dict[str, Any]]:
+    return value if isinstance(value, list) else [value]
 
 
 def cpu_seconds() -> float:
@@ -77,8 +80,8 @@ def main() -> None:
 
     items = []
     for family in FAMILIES:
-        table = pq.read_table(parquet_path(out, family), columns=["state", "solution"]).to_pylist()
-        items += [(family, row["state"], row["solution"]) for row in table]
+        table = pq.read_table(parquet_path(out, family), columns=["state", "solution", "optimal_length"])
+        items += [(family, row["state"], row["solution"], row["optimal_length"]) for row in table.to_pylist()]
     start = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         results = pool.map(render_row, items, chunksize=4)

@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from PIL import Image
+
 from vgau_data.errors import GenerationError
-from vgau_data.oracle_aids import annotate, oracle_aug_states, oracle_states
+from vgau_data.oracle_aids import grid_layer
 from vgau_data.oracle_aids.vr import oracle_vr
 from vgau_data.puzzles.base import Slot
 from vgau_data.registry import FAMILIES
@@ -110,22 +112,36 @@ def assemble_row(
     instance); the aid and step images are always ours.
     """
     family = FAMILIES[family_name]
+    states = family.trajectory(state, answer)
+    if len(states) != optimal_length:
+        raise GenerationError(f"{row_id}: {len(states)} oracle states for optimum {optimal_length}")
     board = family.render(state)
-    steps = oracle_states(family, state, answer)
-    if len(steps) != optimal_length:
-        raise GenerationError(f"{row_id}: {len(steps)} oracle states for optimum {optimal_length}")
+    plain = _image(board, "image") if image is None else {"bytes": image, "path": None}
+    drawn = _image(oracle_vr(family, state, answer), "oracle_vr")
+    layer = grid_layer(family, state)
+    steps, annotated_steps = [], []
+    for step in map(family.render, states):  # each board is encoded plain, then annotated in place
+        steps.append(_image(step, "oracle_states"))
+        annotated_steps.append(_image(_annotated(step, layer), "oracle_aug_states"))
     return {
         "id": row_id,
         "task": family_name,
         "difficulty": difficulty,
         "optimal_length": optimal_length,
-        "image": _image(board, "image") if image is None else {"bytes": image, "path": None},
-        "oracle_aid": _image(annotate(family, board, state), "oracle_aid"),
-        "oracle_states": [_image(step, "oracle_states") for step in steps],
-        "oracle_aug_states": [_image(step, "oracle_aug_states") for step in oracle_aug_states(family, state, steps)],
-        "oracle_vr": _image(oracle_vr(family, state, answer), "oracle_vr"),
+        "image": plain,
+        "oracle_aid": _image(_annotated(board, layer), "oracle_aid"),
+        "oracle_states": steps,
+        "oracle_aug_states": annotated_steps,
+        "oracle_vr": drawn,
         "state": family.to_json(state),
         "solution": family.answer_payload(answer),
         "question": family.question(state, "text_cot"),
         "seed": seed,
     }
+
+
+def _annotated(board: Image.Image, layer: tuple[Image.Image, Image.Image]) -> Image.Image:
+    """``board`` itself with the grid layer pasted on (``annotate`` without its copy)."""
+    colours, coverage = layer
+    board.paste(colours, (0, 0), coverage)
+    return board
