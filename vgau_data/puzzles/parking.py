@@ -59,14 +59,19 @@ from vgau_data.puzzles.base import (
 )
 from vgau_data.puzzles.parking_render import GEOMETRY, render
 from vgau_data.puzzles.parking_search import (
+    EMPTY_LAYER,
     SIZE,
     Car,
+    Layer,
+    LayeredSearch,
     Search,
     bit,
     car_cells,
     cell_of,
     expand,
+    positions_of,
     shortest_exit,
+    to_layer,
 )
 from vgau_data.puzzles.prompts import FamilyPrompts
 
@@ -571,32 +576,35 @@ def _from_cluster(
     seen = {search.key: 0}
     frontier = goals
     while frontier:  # goal positions: R parked, the others slide
-        frontier = expand(frontier, others, seen, 0)
+        frontier = expand(frontier, others, seen, 0, GOAL_CAP - len(goals))
         goals += frontier
         if len(goals) > GOAL_CAP:
             return None
-    layers: list[list[tuple[int, int]]] = []
+    layered = LayeredSearch(search)
+    red_slot = search.slots.index(0)
+    layers: list[Layer] = []
     for _ in range(4):  # a goal position met later (R backed out and came back) restarts
-        seen = dict.fromkeys((key for key, _ in goals), 0)
-        layers, frontier, count, late = [goals], goals, len(goals), []
-        while frontier and len(layers) <= depth_cap and count <= CLUSTER_CAP:
-            frontier = expand(frontier, search.moves, seen, len(layers))
-            late = [p for p in frontier if (p[0] >> red_shift) & 7 == goal]
-            if late:
+        frontier, before = to_layer(goals), EMPTY_LAYER
+        layers, count, late = [frontier], len(goals), []
+        while len(frontier[0]) and len(layers) <= depth_cap and count <= CLUSTER_CAP:
+            frontier, before = layered.expand(frontier, before), frontier
+            parked = np.flatnonzero(layered.offsets(frontier, red_slot) == goal)
+            if len(parked):
+                late = positions_of(frontier, parked.tolist())
                 break
-            if frontier:
+            if len(frontier[0]):
                 layers.append(frontier)
-                count += len(frontier)
+                count += len(frontier[0])
         if not late:
             break
         seen = dict.fromkeys((key for key, _ in goals), 0)
-        frontier = [p for p in late if p[0] not in seen]
-        for key, _ in frontier:
+        for key, _ in late:
             seen[key] = 0
-        goals = goals + frontier
-        while frontier:
-            frontier = expand(frontier, others, seen, 0)
-            goals += frontier
+        goals = goals + late
+        frontier_positions = late
+        while frontier_positions:
+            frontier_positions = expand(frontier_positions, others, seen, 0, 4 * GOAL_CAP - len(goals))
+            goals += frontier_positions
             if len(goals) > 4 * GOAL_CAP:
                 return None
     else:
@@ -604,8 +612,8 @@ def _from_cluster(
     deepest = len(layers) - 1
     for depth in range(deepest, max(target, deepest - 2) - 1, -1):  # the deepest three layers
         layer = layers[depth]
-        chosen = rng.choice(len(layer), size=min(len(layer), CANDIDATES), replace=False).tolist()
-        picks = [search.offsets(layer[i][0]) for i in chosen]
+        chosen = rng.choice(len(layer[0]), size=min(len(layer[0]), CANDIDATES), replace=False).tolist()
+        picks = [search.offsets(key) for key, _ in positions_of(layer, chosen)]
         picks.sort(key=lambda o: abs(_blockers(exit_row, cars, o) - wanted[0]) + abs(SIZE - 2 - o[0] - wanted[1]))
         for offsets in picks:
             state = _state(exit_row, cars, offsets)

@@ -11,6 +11,11 @@ Encoding:
     *position* is the int holding each mobile car's offset in 3 bits ("slot" j at bit
     3j); the board occupancy is a 64-bit mask carried along with it, plus the always-set
     bit 64 that stands for "off the board", so the legality of a slide is one AND.
+
+Two engines walk the same graph: ``expand`` (Python ints and a ``seen`` dict) for the small
+searches, and ``LayeredSearch`` (numpy arrays, one layer at a time) for the retrograde
+searches of the generator, whose layers run to thousands of positions. Both list a layer's
+positions in the same order: by position of the layer before, then slot, forward first.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from typing import Final
+
+import numpy as np
 
 from vgau_data.errors import VgauError
 
@@ -151,8 +158,14 @@ class Search:
         return offsets
 
 
-def expand(frontier: list[tuple[int, int]], moves: list, seen: dict[int, int], depth: int) -> list[tuple[int, int]]:
-    """One BFS layer: every unseen neighbour of ``frontier``, recorded in ``seen`` at ``depth``."""
+def expand(
+    frontier: list[tuple[int, int]], moves: list, seen: dict[int, int], depth: int, limit: int = 1 << 62
+) -> list[tuple[int, int]]:
+    """One BFS layer: every unseen neighbour of ``frontier``, recorded in ``seen`` at ``depth``.
+
+    Stops early, with a partial layer, once it holds more than ``limit`` positions (a caller
+    that drops boards past a size cap knows enough by then).
+    """
     layer: list[tuple[int, int]] = []
     append = layer.append
     for key, occupied in frontier:
@@ -168,7 +181,97 @@ def expand(frontier: list[tuple[int, int]], moves: list, seen: dict[int, int], d
                 if new not in seen:
                     seen[new] = depth
                     append((new, occupied ^ tail_xor))
+        if len(layer) > limit:
+            break
     return layer
+
+
+Layer = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""A BFS layer as uint64 arrays ``(low, high, occupied)``: a position's slots 0-20 in ``low``,
+the rest in ``high`` (the int key is ``low | high << 63``), and its occupancy without the
+off-board bit."""
+LOW_SLOTS: Final = 21
+"""Slots packed in the low 63 bits of a layer's ``low`` word; dense boards have up to 26."""
+_LOW_MASK: Final = (1 << 3 * LOW_SLOTS) - 1
+EMPTY_LAYER: Final[Layer] = (np.zeros(0, dtype=np.uint64),) * 3
+"""The layer before the first."""
+
+
+def to_layer(positions: Sequence[tuple[int, int]]) -> Layer:
+    """``(key, occupied)`` positions as a ``Layer``."""
+    return (
+        np.array([key & _LOW_MASK for key, _ in positions], dtype=np.uint64),
+        np.array([key >> 3 * LOW_SLOTS for key, _ in positions], dtype=np.uint64),
+        np.array([occupied & ~OFF_BOARD for _, occupied in positions], dtype=np.uint64),
+    )
+
+
+def positions_of(layer: Layer, indices: Sequence[int]) -> list[tuple[int, int]]:
+    """The ``(key, occupied)`` positions at ``indices`` of a layer."""
+    low, high, occupied = layer
+    return [(int(low[i]) | int(high[i]) << 3 * LOW_SLOTS, int(occupied[i]) | OFF_BOARD) for i in indices]
+
+
+class LayeredSearch:
+    """Breadth-first layers of a ``Search`` over numpy arrays.
+
+    ``expand(layer, before)`` gives the same positions in the same order as ``expand`` with
+    a ``seen`` that holds every earlier layer: slides are reversible, so a neighbour of
+    layer d lies in layer d-1, d or d+1, and only ``before`` (d-1) and ``layer`` (d) need
+    checking. Duplicates keep their first occurrence (a stable sort), so layers, and what a
+    generator draws from them, do not depend on the engine.
+    """
+
+    __slots__ = ("_delta_high", "_delta_low", "_flip", "_low", "_shift_high", "_shift_low", "_blocked", "_slots")
+
+    def __init__(self, search: Search) -> None:
+        tables = [table for _, _, table in search.moves]
+        n = len(tables)
+        self._slots = n
+        self._low = min(n, LOW_SLOTS)
+        self._shift_low = np.array([3 * j for j in range(self._low)], dtype=np.uint64)
+        self._shift_high = np.array([3 * (j - LOW_SLOTS) for j in range(self._low, n)], dtype=np.uint64)
+        unit_low = np.array([1 << 3 * j if j < LOW_SLOTS else 0 for j in range(n)], dtype=np.uint64)
+        unit_high = np.array([0 if j < LOW_SLOTS else 1 << 3 * (j - LOW_SLOTS) for j in range(n)], dtype=np.uint64)
+        self._delta_low = np.stack((unit_low, -unit_low), axis=1)  # (slot, forward/backward), mod 2**64
+        self._delta_high = np.stack((unit_high, -unit_high), axis=1)
+        everything = (1 << 64) - 1  # an off-board cell: the board always holds R, so this never passes
+        self._blocked = np.array(
+            [[[everything if head & OFF_BOARD else head, everything if tail & OFF_BOARD else tail]
+              for head, _, tail, _ in table] for table in tables],
+            dtype=np.uint64,
+        ).reshape(n * 8, 2)  # row: slot * 8 + offset
+        self._flip = np.array(
+            [[[head_xor, tail_xor] for _, head_xor, _, tail_xor in table] for table in tables], dtype=np.uint64
+        ).reshape(n * 8, 2)
+
+    def offsets(self, layer: Layer, slot: int) -> np.ndarray:
+        """The offset of ``slot`` in every position of ``layer``."""
+        word, shift = (layer[0], 3 * slot) if slot < LOW_SLOTS else (layer[1], 3 * (slot - LOW_SLOTS))
+        return (word >> np.uint64(shift)) & np.uint64(7)
+
+    def expand(self, layer: Layer, before: Layer) -> Layer:
+        """The next layer after ``layer``, whose own previous layer is ``before``."""
+        low, high, occupied = layer
+        offsets = np.empty((len(low), self._slots), dtype=np.uint64)
+        offsets[:, : self._low] = (low[:, None] >> self._shift_low) & np.uint64(7)
+        offsets[:, self._low :] = (high[:, None] >> self._shift_high) & np.uint64(7)
+        rows = (offsets + np.arange(0, 8 * self._slots, 8, dtype=np.uint64)).astype(np.intp)
+        free = (self._blocked[rows] & occupied[:, None, None]) == 0  # (position, slot, forward/backward)
+        source, slot, backward = np.nonzero(free)  # C order: the order ``expand`` appends in
+        new_low = low[source] + self._delta_low[slot, backward]
+        new_high = high[source] + self._delta_high[slot, backward]
+        new_occupied = occupied[source] ^ self._flip[rows[source, slot], backward]
+        earlier = len(before[0]) + len(low)
+        all_low = np.concatenate((before[0], low, new_low))
+        all_high = np.concatenate((before[1], high, new_high))
+        order = np.lexsort((all_low, all_high))  # stable: earlier copies of a key come first
+        sorted_low, sorted_high = all_low[order], all_high[order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = (sorted_low[1:] != sorted_low[:-1]) | (sorted_high[1:] != sorted_high[:-1])
+        keep = order[first]
+        keep = np.sort(keep[keep >= earlier]) - earlier
+        return new_low[keep], new_high[keep], new_occupied[keep]
 
 
 def shortest_exit(search: Search, red: int, exit_cell: tuple[int, int], max_states: int) -> list[tuple[int, bool]] | None:
