@@ -12,6 +12,7 @@ from vgau_data.puzzles.parking_search import (
     LayeredSearch,
     Search,
     expand,
+    independent_positions,
     positions_of,
     to_layer,
 )
@@ -86,3 +87,37 @@ def test_layer__round_trips_positions_and_reads_offsets(slot) -> None:
     layer = to_layer(positions)
     assert positions_of(layer, [2, 0, 1]) == [positions[2], positions[0], positions[1]]
     assert LayeredSearch(search).offsets(layer, slot).tolist() == [(slot + i) % 7 for i in range(3)]
+
+
+def _count_held(cars: list, cap: int) -> int:
+    """Positions reachable with ``cars[0]`` held, by the dict engine (stops past ``cap``)."""
+    search = Search(cars)
+    moves = [move for j, move in enumerate(search.moves) if search.slots[j] != 0]
+    frontier = [(search.key, search.occupied)]
+    seen = {search.key: 0}
+    count = 1
+    while frontier and count <= cap:
+        frontier = expand(frontier, moves, seen, 0)
+        count += len(frontier)
+    return count
+
+
+def test_independent_positions__never_exceeds_the_reachable_count() -> None:
+    pruned = 0
+    for cars in _boards(200):
+        bound = independent_positions(cars, 0)
+        assert bound <= _count_held(cars, bound), cars
+        pruned += bound > parking.GOAL_CAP
+    assert 30 <= pruned <= 170  # it decides for many boards, not all
+
+
+def test_independent_positions__exact_for_cars_that_never_meet() -> None:
+    red = ("h", 2, 3, 6)
+    assert independent_positions([red], 0) == 1
+    # two vertical cars alone in their columns: 7 offsets each, in every combination
+    cars = [red, ("v", 2, 0, 0), ("v", 2, 1, 3)]
+    assert independent_positions(cars, 0) == _count_held(cars, 10**6) == 7 * 7
+    # a truck on row 0 stops the second car at row 1 and is stopped by the first: ranges of
+    # 7, 6 and 5 offsets that sweep apart; the cars do meet once moved, so there are more
+    cars.append(("h", 3, 0, 1))
+    assert independent_positions(cars, 0) == 7 * 6 * 5 < _count_held(cars, 10**6)

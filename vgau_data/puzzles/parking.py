@@ -69,6 +69,7 @@ from vgau_data.puzzles.parking_search import (
     car_cells,
     cell_of,
     expand,
+    independent_positions,
     positions_of,
     shortest_exit,
     to_layer,
@@ -466,7 +467,24 @@ _PLACEMENTS: Final = tuple(
         for offset in range(SIZE - length + 1)
     )
 )
-"""Every way to put one car on the empty board, with its cell mask."""
+"""Every way to put one car on the empty board, with its cell mask, grouped by (orientation, length)."""
+_CLASHES: Final = tuple(
+    sum(1 << j for j, (_, other) in enumerate(_PLACEMENTS) if other & mask) for _, mask in _PLACEMENTS
+)
+"""Per placement, the set of placements (bit j: ``_PLACEMENTS[j]``) that share a cell with it."""
+_KINDS: Final = {
+    (orientation, length): sum(1 << j for j, (car, _) in enumerate(_PLACEMENTS) if car[:2] == (orientation, length))
+    for orientation in ("h", "v")
+    for length in (2, 3)
+}
+"""Per (orientation, length), the set of placements of that kind."""
+
+
+def _nth_member(members: int, n: int) -> int:
+    """The index of the ``n``-th (from 0) set bit of ``members``, lowest first."""
+    for _ in range(n):
+        members &= members - 1
+    return (members & -members).bit_length() - 1
 
 
 def generate(
@@ -543,15 +561,15 @@ def _sample_board(exit_row: int, difficulty: str, rng: np.random.Generator) -> l
             length = 3 if next(draws) < 0.4 else 2
             tops = [top for top in (exit_row - length, exit_row + 1) if 0 <= top <= SIZE - length]
             place(("v", length, col, tops[int(next(draws) * len(tops))]))
-    row_mask = 0xFF << (exit_row * SIZE)
-    free = [(car, mask) for car, mask in _PLACEMENTS if not mask & (occupied | row_mask)]
+    taken = occupied | 0xFF << (exit_row * SIZE)
+    free = sum(1 << j for j, (_, mask) in enumerate(_PLACEMENTS) if not mask & taken)  # a set of placements
     while free and len(cars) < 1 + len(OTHER_IDS):
         orientation = "v" if next(draws) < VERTICAL_SHARE[difficulty] else "h"
         length = 3 if next(draws) < TRUCK_SHARE[difficulty] else 2
-        kind = [p for p in free if p[0][0] == orientation and p[0][1] == length] or free
-        car, mask = kind[int(next(draws) * len(kind))]
-        cars.append(car)
-        free = [p for p in free if not p[1] & mask]
+        kind = free & _KINDS[orientation, length] or free  # in _PLACEMENTS order, as a list would be
+        chosen = _nth_member(kind, int(next(draws) * kind.bit_count()))
+        cars.append(_PLACEMENTS[chosen][0])
+        free &= ~_CLASHES[chosen]
     return cars
 
 
@@ -565,6 +583,8 @@ def _from_cluster(
     the first whose optimum ``d`` is ``target`` or more is walked ``d - target`` slides
     along its optimal answer (the rest of an optimal answer stays optimal).
     """
+    if independent_positions(cars, 0) > GOAL_CAP:  # too many goal positions, known without a search
+        return None
     search = Search(cars)
     if 0 not in search.slots:
         return None
