@@ -79,8 +79,8 @@ COLUMN_CODECS: dict[str, ImageCodec] = {
 """Image codec per column. Lossless WebP stores the grid-annotated boards (their ``(r,c)``
 labels are most of the bytes) in 45% of our PNG's bytes; the plain boards, where WebP saves
 less per CPU second, stay PNG to keep the full build near its one-minute budget. The full
-build is 1.74x smaller than all-PNG (727 -> 417 MB); all-WebP would be 2.05x (338 MB) for
-about 10% more build CPU (``benchmarks/build.py``, ``benchmarks/encoding.py``). Both codecs
+build was 1.74x smaller than all-PNG when measured with zlib's PNG (727 -> 417 MB; 411 MB
+now, with ISA-L's deflate); all-WebP was 2.05x (338 MB) for about 10% more build CPU (``benchmarks/build.py``, ``benchmarks/encoding.py``). Both codecs
 decode to the same pixels everywhere (``datasets``, browsers, lmms-eval, VLMEvalKit)."""
 
 
