@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from vgau_data.builders.from_paper import NO_SEED, build_from_paper, clone_commit, verify_record
-from vgau_data.builders.paper_records import FORMATS, read_maze
+from vgau_data.puzzles.paper_records import FORMATS, read_maze
 from vgau_data.cli import main
 from vgau_data.errors import PaperDataError
 from vgau_data.registry import FAMILIES
@@ -127,7 +127,7 @@ def test_from_paper__a_bucket_mismatch_is_a_finding() -> None:
 
 def test_from_paper__a_solver_that_gives_up_names_the_record(monkeypatch: pytest.MonkeyPatch) -> None:
     from vgau_data.builders import from_paper
-    from vgau_data.puzzles.parking_search import SearchLimitError
+    from vgau_data.puzzles.parking.search import SearchLimitError
 
     def give_up(state: object) -> None:
         raise SearchLimitError("parking solve: more than 3 positions; board too loose")

@@ -32,7 +32,7 @@ from vgau_data.builders.build import staging_folder
 from vgau_data.builders.hub_folder import CardOrigin, parquet_path, write_parquet, write_readme
 from vgau_data.builders.instances import assemble_row
 from vgau_data.builders.paper_images import load_board_image, open_board_image
-from vgau_data.builders.paper_records import FORMATS, PaperRecord, where
+from vgau_data.puzzles.paper_records import FORMATS, PaperRecord, where
 from vgau_data.errors import PaperDataError, StateError, VgauError
 from vgau_data.puzzles import parking
 from vgau_data.puzzles.base import AnswerError, Solution, canonical_json

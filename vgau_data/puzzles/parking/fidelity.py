@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vgau_data.puzzles.base import DELTAS, Sketch, SketchMove, pick_edits
-from vgau_data.puzzles.parking_render import PALETTE, SIZE
+from vgau_data.puzzles.parking.render import PALETTE, SIZE
 
 if TYPE_CHECKING:
     from vgau_data.puzzles.parking import ParkingState, Vehicle

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vgau_data.puzzles import parking
-from vgau_data.puzzles.parking_search import (
+from vgau_data.puzzles.parking.search import (
     EMPTY_LAYER,
     LOW_SLOTS,
     LayeredSearch,

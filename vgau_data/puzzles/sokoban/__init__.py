@@ -38,7 +38,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from vgau_data.errors import GenerationError, StateError
-from vgau_data.puzzles import sokoban_fidelity
+from vgau_data.puzzles.sokoban import fidelity as sokoban_fidelity
 from vgau_data.puzzles.base import (
     DELTAS,
     DIRECTIONS,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import importlib
 import json
 from collections import deque
 
@@ -12,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vgau_data.errors import GenerationError, StateError
-from vgau_data.puzzles import onet, onet_render
+from vgau_data.puzzles import onet
 from vgau_data.puzzles.base import ILLEGAL_CODES, AnswerError, Illegal
+
+onet_render = importlib.import_module("vgau_data.puzzles.onet.render")  # the package exposes render() itself
 
 EMPTY_ROWS = ["......"] * 6
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections import deque
@@ -12,10 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles import parking, parking_render
+from vgau_data.puzzles import parking
 from vgau_data.puzzles.base import AnswerError, Illegal, replay_steps
 from vgau_data.puzzles.parking import ParkingState, Vehicle, from_ascii, to_ascii
-from vgau_data.puzzles.parking_search import SearchLimitError
+from vgau_data.puzzles.parking.search import SearchLimitError
+
+parking_render = importlib.import_module("vgau_data.puzzles.parking.render")  # the package exposes render() itself
 
 # ---------------------------------------------------------------------------- fixtures
 

@@ -44,7 +44,7 @@ import numpy as np
 
 from vgau_data.answers import answer_text, last_step_value, last_tagged, load_lenient, step_text
 from vgau_data.errors import GenerationError, StateError
-from vgau_data.puzzles import parking_fidelity
+from vgau_data.puzzles.parking import fidelity as parking_fidelity
 from vgau_data.puzzles.base import (
     AnswerError,
     Direction,
@@ -57,8 +57,8 @@ from vgau_data.puzzles.base import (
     draw_slot,
     parse_direction,
 )
-from vgau_data.puzzles.parking_render import GEOMETRY, render
-from vgau_data.puzzles.parking_search import (
+from vgau_data.puzzles.parking.render import GEOMETRY, render
+from vgau_data.puzzles.parking.search import (
     EMPTY_LAYER,
     SIZE,
     Car,

@@ -61,7 +61,7 @@ from vgau_data.puzzles.base import (
     pick_edits,
     walk,
 )
-from vgau_data.puzzles.onet_render import GEOMETRY, render
+from vgau_data.puzzles.onet.render import GEOMETRY, render
 from vgau_data.puzzles.prompts import FamilyPrompts
 
 # --------------------------------------------------------------------------- constants

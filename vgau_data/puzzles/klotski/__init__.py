@@ -44,7 +44,7 @@ from PIL import Image, ImageDraw
 
 from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_step_value, read_value, step_text
 from vgau_data.errors import GenerationError, StateError
-from vgau_data.puzzles import klotski_fidelity
+from vgau_data.puzzles.klotski import fidelity as klotski_fidelity
 from vgau_data.puzzles.base import (
     DELTAS,
     DIRECTIONS,
