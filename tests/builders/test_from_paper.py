@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from vgau_data.builders.from_paper import NO_SEED, build_from_paper, clone_commit, verify_record
-from vgau_data.puzzles.paper_records import FORMATS, read_maze
 from vgau_data.cli import main
 from vgau_data.errors import PaperDataError
+from vgau_data.puzzles.paper_records import FORMATS, read_maze
 from vgau_data.registry import FAMILIES
 
 FIXTURE_CLONE = Path(__file__).resolve().parents[1] / "fixtures" / "paper"

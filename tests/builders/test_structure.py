@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from vgau_data.builders import structure
-from vgau_data.puzzles import maze
 from vgau_data.puzzles.base import DIFFICULTIES
+from vgau_data.puzzles.maze.generator import PAPER_STRUCTURE
+from vgau_data.puzzles.maze.state import from_ascii
 from vgau_data.registry import FAMILIES
 
 RING = [[r, c] for r in range(10) for c in range(10) if r in (0, 9) or c in (0, 9)]
@@ -108,7 +109,7 @@ def test_read_authors__skips_absent_families(tmp_path: Path) -> None:
 
 
 def test_measure__our_state_gives_what_their_record_gives() -> None:
-    state = maze.from_ascii(["##########", "#S.G######", "##.#######", *["##########"] * 7])
+    state = from_ascii(["##########", "#S.G######", "##.#######", *["##########"] * 7])
     assert structure.measure("maze", state, ("right", "right")) == EXPECTED["maze"]
 
 
@@ -127,7 +128,7 @@ def test_authors__figures_for_every_statistic_and_bucket() -> None:
         for difficulty in DIFFICULTIES:
             keys = [stat.key for stat in stats if stat.key != "road"]  # their path walls are not published
             assert list(structure.AUTHORS[family][difficulty]) == keys
-    paper = maze.PAPER_STRUCTURE["hard"]
+    paper = PAPER_STRUCTURE["hard"]
     assert structure.AUTHORS["maze"]["hard"]["branch"] == paper.branch  # their mazes are the paper's tables
 
 

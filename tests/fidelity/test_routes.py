@@ -12,6 +12,10 @@ from vgau_data.oracle_aids import oracle_aid
 from vgau_data.oracle_aids.vr import draw_sketch, oracle_vr
 from vgau_data.puzzles import maze, path, sokoban
 from vgau_data.puzzles.base import DELTAS, Sketch
+from vgau_data.puzzles.maze import fidelity as maze_fidelity
+from vgau_data.puzzles.maze import state as maze_state
+from vgau_data.puzzles.path import state as path_state
+from vgau_data.puzzles.sokoban import state as sokoban_state
 from vgau_data.registry import FAMILIES
 from vgau_data.seeding import instance_seed, rng_for
 
@@ -57,7 +61,7 @@ def test_routes__sokoban_routes_that_walk_back_over_themselves_still_read() -> N
 
 
 def test_routes__sokoban_route_gets_the_final_push() -> None:
-    state = sokoban.from_ascii(["P.BT#....."] + ["#." * 5] * 9)
+    state = sokoban_state.from_ascii(["P.BT#....."] + ["#." * 5] * 9)
     reading = read_route(sokoban.SPEC, oracle_vr(sokoban.SPEC, state, ("right", "right")), state)
     assert reading.cells == ((0, 0), (0, 1))
     assert reading.steps == ("right", "right")
@@ -65,27 +69,27 @@ def test_routes__sokoban_route_gets_the_final_push() -> None:
 
 
 def test_routes__a_route_through_a_wall_is_rejected() -> None:
-    state = maze.from_ascii(["S#G" + "." * 7, "...#" * 2 + ".."] + ["." * 10] * 8)
+    state = maze_state.from_ascii(["S#G" + "." * 7, "...#" * 2 + ".."] + ["." * 10] * 8)
     crossing = Sketch(routes=(((0, 0), (0, 1), (0, 2)),))
-    reading = read_route(maze.SPEC, draw_sketch(maze.render(state), maze.GEOMETRY, crossing), state)
+    reading = read_route(maze.SPEC, draw_sketch(maze.SPEC.render(state), maze.SPEC.geometry, crossing), state)
     assert reading.cells == ((0, 0), (0, 1), (0, 2))
     assert (reading.replay.feasible, reading.replay.error, reading.replay.first_invalid_step) == (False, "wall", 0)
     detour = Sketch(routes=(((0, 0), (1, 0), (1, 1), (1, 2), (0, 2)),))
-    assert read_route(maze.SPEC, draw_sketch(maze.render(state), maze.GEOMETRY, detour), state).replay.feasible
+    assert read_route(maze.SPEC, draw_sketch(maze.SPEC.render(state), maze.SPEC.geometry, detour), state).replay.feasible
 
 
 def test_routes__path_route_through_a_wall_is_rejected_even_with_the_right_letters() -> None:
-    state = path.from_ascii(["S" + "#" * 8 + "T", "A" + "." * 8 + "B"] + ["#" * 10] * 8)
+    state = path_state.from_ascii(["S" + "#" * 8 + "T", "A" + "." * 8 + "B"] + ["#" * 10] * 8)
     cheat = Sketch(routes=(tuple((0, c) for c in range(10)),))
-    reading = read_route(path.SPEC, draw_sketch(path.render(state), path.GEOMETRY, cheat), state)
+    reading = read_route(path.SPEC, draw_sketch(path.SPEC.render(state), path.SPEC.geometry, cheat), state)
     assert reading.replay.error == "wall"
     honest = Sketch(routes=(((0, 0), *((1, c) for c in range(10)), (0, 9)),))
-    assert read_route(path.SPEC, draw_sketch(path.render(state), path.GEOMETRY, honest), state).replay.feasible
+    assert read_route(path.SPEC, draw_sketch(path.SPEC.render(state), path.SPEC.geometry, honest), state).replay.feasible
 
 
 def test_routes__a_route_that_stops_short_is_not_solved() -> None:
-    state = maze.palette_states()[0]
-    reading = read_route(maze.SPEC, draw_sketch(maze.render(state), maze.GEOMETRY, Sketch(routes=(((0, 0), (0, 1)),))), state)
+    state = maze_fidelity.palette_states()[0]
+    reading = read_route(maze.SPEC, draw_sketch(maze.SPEC.render(state), maze.SPEC.geometry, Sketch(routes=(((0, 0), (0, 1)),))), state)
     assert (reading.steps, reading.replay.error) == (("right",), "not_solved")
 
 
@@ -99,13 +103,13 @@ def test_routes__grid_lines_and_a_plain_board_draw_no_route(family, solved) -> N
 
 
 def test_routes__crossing_goes_straight_and_a_fork_is_ambiguous() -> None:
-    state = maze.from_ascii(["." * 10] * 4 + ["S" + "." * 8 + "G"] + ["." * 10] * 5)
+    state = maze_state.from_ascii(["." * 10] * 4 + ["S" + "." * 8 + "G"] + ["." * 10] * 5)
     cross = ((4, 0), (4, 1), (4, 2), (4, 3), (3, 3), (3, 2), (3, 1), (4, 1), (5, 1), (5, 2))
-    reading = read_route(maze.SPEC, draw_sketch(maze.render(state), maze.GEOMETRY, Sketch(routes=(cross,))), state)
+    reading = read_route(maze.SPEC, draw_sketch(maze.SPEC.render(state), maze.SPEC.geometry, Sketch(routes=(cross,))), state)
     assert reading.cells == cross and reading.replay.error == "not_solved"
     assert reading.ambiguous  # it might have turned at (4, 1) instead; neither reading reaches the goal
     fork = Sketch(routes=(((4, 0), (4, 1), (4, 2)), ((4, 1), (3, 1))))
-    board = draw_sketch(draw_sketch(maze.render(state), maze.GEOMETRY, fork), maze.GEOMETRY, Sketch(routes=fork.routes[1:]))
+    board = draw_sketch(draw_sketch(maze.SPEC.render(state), maze.SPEC.geometry, fork), maze.SPEC.geometry, Sketch(routes=fork.routes[1:]))
     reading = read_route(maze.SPEC, board, state)
     assert reading.ambiguous and not reading.replay.feasible
 
@@ -122,7 +126,7 @@ def test_image_fidelity__vr_record_has_route_and_cells(solved) -> None:
     assert record["cell_agreement"] == 1.0 and record["cells_exact"] and record["route_feasible"]
     assert record["ssim"] == pytest.approx(1.0)
     other, _ = solved["maze"][2]
-    moved = image_fidelity(maze.SPEC, maze.render(other), state, "next_state")
+    moved = image_fidelity(maze.SPEC, maze.SPEC.render(other), state, "next_state")
     assert moved["cell_agreement"] < 1.0 and "route_feasible" not in moved
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from vgau_data.puzzles.base import Replay
 from vgau_data.puzzles.checks import FamilyCheckError, check_family
-from vgau_data.puzzles.path import PathStep
+from vgau_data.puzzles.path.state import PathStep
 from vgau_data.registry import get_family
 
 MAZE = get_family("maze")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from vgau_data.builders.paper_images import open_board_image
-from vgau_data.puzzles.paper_records import FORMATS, our_fruits, read_klotski, read_maze, read_parking
 from vgau_data.errors import PaperDataError
 from vgau_data.puzzles.base import canonical_json
+from vgau_data.puzzles.paper_records import FORMATS, our_fruits, read_klotski, read_maze, read_parking
 from vgau_data.registry import FAMILIES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paper" / "data"

@@ -6,7 +6,7 @@ import pytest
 
 from vgau_data.oracle_aids import annotate
 from vgau_data.puzzles.base import DIRECTIONS, Illegal
-from vgau_data.puzzles.path import PathStep
+from vgau_data.puzzles.path.state import PathStep
 from vgau_data.registry import FAMILIES
 from vgau_data.runners.environment import PuzzleEnv
 

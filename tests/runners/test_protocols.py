@@ -11,7 +11,7 @@ import pytest
 from vgau_data.metrics.scoring import score_answer
 from vgau_data.puzzles import prompts
 from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal
-from vgau_data.puzzles.path import PathStep
+from vgau_data.puzzles.path.state import PathStep
 from vgau_data.registry import FAMILIES
 from vgau_data.runners.backends.base import Completion, GenParams
 from vgau_data.runners.backends.decoupled import DecoupledPair

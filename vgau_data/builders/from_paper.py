@@ -32,10 +32,10 @@ from vgau_data.builders.build import staging_folder
 from vgau_data.builders.hub_folder import CardOrigin, parquet_path, write_parquet, write_readme
 from vgau_data.builders.instances import assemble_row
 from vgau_data.builders.paper_images import load_board_image, open_board_image
-from vgau_data.puzzles.paper_records import FORMATS, PaperRecord, where
 from vgau_data.errors import PaperDataError, StateError, VgauError
-from vgau_data.puzzles import parking
 from vgau_data.puzzles.base import AnswerError, Solution, canonical_json
+from vgau_data.puzzles.paper_records import FORMATS, PaperRecord, where
+from vgau_data.puzzles.parking import solver as parking_solver
 from vgau_data.registry import FAMILIES, get_family
 
 PAPER_REPO: Final = "zyb1029/VGAU-Diag"
@@ -50,7 +50,7 @@ PARKING_MAX_STATES: Final = 16_000_000
 """The authors' hard parking boards are looser than ours: parking_exit_061 meets more than
 the default 3M positions before its optimum (22); it needs about 12M (0.6 GB, 25 s)."""
 SOLVERS: Final[dict[str, Callable[[Any], Solution | None]]] = {
-    "parking": functools.partial(parking.solve, max_states=PARKING_MAX_STATES),
+    "parking": functools.partial(parking_solver.solve, max_states=PARKING_MAX_STATES),
 }
 """Solvers with a larger search budget than the family's default, for published boards."""
 

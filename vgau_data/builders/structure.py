@@ -31,8 +31,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from vgau_data.puzzles import klotski, maze, onet, parking, path, sokoban
 from vgau_data.puzzles.base import DELTAS, DIFFICULTIES, Cell
+from vgau_data.puzzles.klotski import state as klotski_state
+from vgau_data.puzzles.maze import generator as maze_generator
+from vgau_data.puzzles.maze import render as maze_render
+from vgau_data.puzzles.maze import state as maze_state
+from vgau_data.puzzles.onet import solver as onet_solver
+from vgau_data.puzzles.onet import state as onet_state
+from vgau_data.puzzles.parking import state as parking_state
+from vgau_data.puzzles.path import rules as path_rules
+from vgau_data.puzzles.path import state as path_state
+from vgau_data.puzzles.sokoban import state as sokoban_state
 from vgau_data.registry import FAMILIES
 
 Measures = dict[str, float]
@@ -205,9 +214,9 @@ def _walk(start: Cell, directions: Sequence[str]) -> list[Cell]:
     return cells
 
 
-def _maze(state: maze.MazeState, answer: Sequence[str]) -> Measures:
+def _maze(state: maze_state.MazeState, answer: Sequence[str]) -> Measures:
     grid = state.grid
-    open_cells = {(r, c) for r, row in enumerate(grid) for c, char in enumerate(row) if char == maze.OPEN}
+    open_cells = {(r, c) for r, row in enumerate(grid) for c, char in enumerate(row) if char == maze_render.OPEN}
     degree = {(r, c): sum((r + dr, c + dc) in open_cells for dr, dc in DELTAS.values()) for r, c in open_cells}
     route = _walk(state.start, answer)
     return {
@@ -220,7 +229,7 @@ def _maze(state: maze.MazeState, answer: Sequence[str]) -> Measures:
     }
 
 
-def _sokoban(state: sokoban.SokobanState, answer: Sequence[str]) -> Measures:
+def _sokoban(state: sokoban_state.SokobanState, answer: Sequence[str]) -> Measures:
     grid = state.grid
     rows, cols = len(grid), len(grid[0])
     player, box, pushes = state.player, state.box, 0
@@ -231,8 +240,8 @@ def _sokoban(state: sokoban.SokobanState, answer: Sequence[str]) -> Measures:
             box = (box[0] + dr, box[1] + dc)
             pushes += 1
     return {
-        "inner_walls": sum(grid[r][c] == sokoban.WALL for r in range(1, rows - 1) for c in range(1, cols - 1)),
-        "floor": sum(row.count(sokoban.FLOOR) for row in grid),
+        "inner_walls": sum(grid[r][c] == sokoban_state.WALL for r in range(1, rows - 1) for c in range(1, cols - 1)),
+        "floor": sum(row.count(sokoban_state.FLOOR) for row in grid),
         "pushes": pushes,
         "box_to_target": _manhattan(state.box, state.target),
         "player_to_box": _manhattan(state.player, state.box),
@@ -257,40 +266,40 @@ def _path_measures(route: Sequence[Cell], labels: Iterable[Cell], road: int | No
     return measures
 
 
-def _path(state: path.PathState, answer: Sequence[str]) -> Measures:
-    route = path.route(state) or ()
-    road = sum(row.count(path.ROAD) for row in state.grid)
+def _path(state: path_state.PathState, answer: Sequence[str]) -> Measures:
+    route = path_rules.route(state) or ()
+    road = sum(row.count(path_state.ROAD) for row in state.grid)
     return _path_measures(route, [cell for _, cell in state.labels], road)
 
 
-def _onet(state: onet.OnetState, answer: Sequence[Any]) -> Measures:
+def _onet(state: onet_state.OnetState, answer: Sequence[Any]) -> Measures:
     tiles = {(r, c): fruit for r, row in enumerate(state.board) for c, fruit in enumerate(row) if fruit is not None}
     by_fruit: dict[str, list[Cell]] = {}
     for cell, fruit in sorted(tiles.items()):
         by_fruit.setdefault(fruit, []).append(cell)
-    last = onet.SIZE - 1
+    last = onet_state.SIZE - 1
     return {
         "pairs": len(by_fruit),
-        "removable": len(onet.removable_pairs(state)),
+        "removable": len(onet_solver.removable_pairs(state)),
         "adjacent": sum(_manhattan(*cells) == 1 for cells in by_fruit.values()),
         "edge_tiles": sum(r in (0, last) or c in (0, last) for r, c in tiles),
     }
 
 
-def _parking(state: parking.ParkingState, answer: Sequence[tuple[str, str]]) -> Measures:
-    red = next(v for v in state.vehicles if v.id == parking.RED)
+def _parking(state: parking_state.ParkingState, answer: Sequence[tuple[str, str]]) -> Measures:
+    red = next(v for v in state.vehicles if v.id == parking_state.RED)
     corridor = {(state.exit_row, c) for c in range(red.col + red.length, state.size)}
     return {
         "vehicles": len(state.vehicles),
         "trucks": sum(v.length == 3 for v in state.vehicles),
         "vertical": sum(v.orientation == "v" for v in state.vehicles),
-        "blockers": sum(bool(corridor & set(v.cells)) for v in state.vehicles if v.id != parking.RED),
-        "movers": len({vid for vid, _ in answer} - {parking.RED}),
+        "blockers": sum(bool(corridor & set(v.cells)) for v in state.vehicles if v.id != parking_state.RED),
+        "movers": len({vid for vid, _ in answer} - {parking_state.RED}),
         "red_distance": state.size - red.col - red.length,
     }
 
 
-def _klotski(state: klotski.KlotskiState, answer: Sequence[tuple[Cell, str]]) -> Measures:
+def _klotski(state: klotski_state.KlotskiState, answer: Sequence[tuple[Cell, str]]) -> Measures:
     blocks = [[block.kind, (block.row, block.col)] for block in state.blocks]
     moved: list[int] = []
     for cell, direction in answer:
@@ -301,7 +310,7 @@ def _klotski(state: klotski.KlotskiState, answer: Sequence[tuple[Cell, str]]) ->
     return {
         "blocks_moved": len(set(moved)),
         "target_moves": sum(blocks[i][0] == "target" for i in moved),
-        "target_distance": _manhattan(state.target, klotski.GOAL),
+        "target_distance": _manhattan(state.target, klotski_state.GOAL),
         "small_moves": sum(blocks[i][0] == "single" for i in moved),
     }
 
@@ -320,7 +329,8 @@ def measure(family: str, state: Any, answer: Sequence[Any]) -> Measures:
     """The structure statistics of one instance and its optimal answer.
 
     Example:
-        >>> measure("maze", maze.from_ascii(["S.G"]), ("right", "right"))["path_corridor"]
+        >>> from vgau_data.puzzles.maze.state import from_ascii
+        >>> measure("maze", from_ascii(["S.G"]), ("right", "right"))["path_corridor"]
         1
     """
     return _MEASURES[family](state, answer)
@@ -358,17 +368,17 @@ def _cells(value: Any) -> Cell:
 def _author_maze(record: Mapping[str, Any]) -> Measures:
     walkable = {_cells(cell) for cell in record["walkable"]}
     size = int(record["grid_size"])
-    grid = tuple("".join(maze.OPEN if (r, c) in walkable else maze.WALL for c in range(size)) for r in range(size))
-    state = maze.MazeState(grid, _cells(record["start"]), _cells(record["goal"]))
+    grid = tuple("".join(maze_render.OPEN if (r, c) in walkable else maze_render.WALL for c in range(size)) for r in range(size))
+    state = maze_state.MazeState(grid, _cells(record["start"]), _cells(record["goal"]))
     return _maze(state, json.loads(record["steps"]))
 
 
 def _author_sokoban(record: Mapping[str, Any]) -> Measures:
     walls = {_cells(cell) for cell in record["walls"]}
     rows, cols = int(record["grid_h"]), int(record["grid_w"])
-    grid = tuple("".join(sokoban.WALL if (r, c) in walls else sokoban.FLOOR for c in range(cols)) for r in range(rows))
+    grid = tuple("".join(sokoban_state.WALL if (r, c) in walls else sokoban_state.FLOOR for c in range(cols)) for r in range(rows))
     pieces = (_cells(record[key]) for key in ("player_start", "box_start", "target"))
-    state = sokoban.SokobanState(grid, *pieces)
+    state = sokoban_state.SokobanState(grid, *pieces)
     return _sokoban(state, json.loads(record["solution"]))
 
 
@@ -379,8 +389,8 @@ def _author_path(record: Mapping[str, Any]) -> Measures:
 
 def _author_onet(record: Mapping[str, Any]) -> Measures:
     letters = sorted({tile for row in record["board"] for tile in row if tile})
-    fruit = dict(zip(letters, onet.FRUITS))  # any distinct fruits do: only equality matters
-    state = onet.OnetState(tuple(tuple(fruit[tile] if tile else None for tile in row) for row in record["board"]))
+    fruit = dict(zip(letters, onet_state.FRUITS))  # any distinct fruits do: only equality matters
+    state = onet_state.OnetState(tuple(tuple(fruit[tile] if tile else None for tile in row) for row in record["board"]))
     return _onet(state, ())
 
 
@@ -388,7 +398,7 @@ def _author_parking(record: Mapping[str, Any]) -> Measures:
     vehicles = tuple(
         sorted(
             (
-                parking.Vehicle(
+                parking_state.Vehicle(
                     car["id"], int(car["row"]), int(car["col"]), int(car["length"]), car["orientation"].lower()
                 )
                 for car in record["cars"]
@@ -396,8 +406,8 @@ def _author_parking(record: Mapping[str, Any]) -> Measures:
             key=lambda v: v.id,
         )
     )
-    red = next(v for v in vehicles if v.id == parking.RED)
-    state = parking.ParkingState(red.row, vehicles, int(record["grid_size"]))
+    red = next(v for v in vehicles if v.id == parking_state.RED)
+    state = parking_state.ParkingState(red.row, vehicles, int(record["grid_size"]))
     return _parking(state, [(move["car"], move["direction"]) for move in record["solution"]])
 
 
@@ -405,9 +415,9 @@ def _author_klotski(record: Mapping[str, Any]) -> Measures:
     initial = record["initial_state"]
     blocks = [{"kind": "target", "row": initial["T"][0], "col": initial["T"][1], "height": 2, "width": 2}]
     for key, kind in (("Vs", "vertical"), ("Hs", "horizontal"), ("Ss", "single")):
-        height, width = klotski.SHAPES[kind]
+        height, width = klotski_state.SHAPES[kind]
         blocks += [{"kind": kind, "row": r, "col": c, "height": height, "width": width} for r, c in initial[key]]
-    state = klotski.from_json(json.dumps({"size": klotski.SIZE, "goal": list(klotski.GOAL), "blocks": blocks}))
+    state = klotski_state.from_json(json.dumps({"size": klotski_state.SIZE, "goal": list(klotski_state.GOAL), "blocks": blocks}))
     return _klotski(state, [(_cells(move["from"]), move["direction"].lower()) for move in record["solution"]])
 
 
@@ -472,7 +482,7 @@ def _per_difficulty(means: BucketMeans, family: str, key: str) -> dict[str, floa
 def compare(ours: BucketMeans, authors: BucketMeans | None = None) -> list[Comparison]:
     """Every family's statistics side by side (families of ``ours`` only, in registry order)."""
     authors = AUTHORS if authors is None else authors
-    paper = {"maze": {d: dataclasses.asdict(maze.PAPER_STRUCTURE[d]) for d in DIFFICULTIES}}
+    paper = {"maze": {d: dataclasses.asdict(maze_generator.PAPER_STRUCTURE[d]) for d in DIFFICULTIES}}
     return [
         Comparison(
             family,

@@ -37,8 +37,10 @@ from typing import TYPE_CHECKING, Any, Final
 from vgau_data.builders.hub_folder import ROW_ID_PATTERN
 from vgau_data.builders.paper_images import read_road_grid
 from vgau_data.errors import PaperDataError
-from vgau_data.puzzles import klotski, onet, parking
 from vgau_data.puzzles.base import Cell
+from vgau_data.puzzles.klotski import state as klotski_state
+from vgau_data.puzzles.onet import state as onet_state
+from vgau_data.puzzles.parking import state as parking_state
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -274,23 +276,23 @@ def our_fruits(names: Iterable[str], at: str = "an onet board") -> dict[str, str
         {'banana': 'banana', 'apple_red': 'apple', 'tomato': 'avocado'}
     """
     def preference(name: str) -> tuple[int, str]:  # our own names first, then aliases, then the rest
-        return (0 if name in onet.FRUITS else 1 if FRUIT_ALIASES.get(name) in onet.FRUITS else 2, name)
+        return (0 if name in onet_state.FRUITS else 1 if FRUIT_ALIASES.get(name) in onet_state.FRUITS else 2, name)
 
     wanted = sorted(set(names), key=preference)
-    if len(wanted) > len(onet.FRUITS):
-        raise PaperDataError(f"{at}: {len(wanted)} fruit kinds on one board; we draw at most {len(onet.FRUITS)}")
+    if len(wanted) > len(onet_state.FRUITS):
+        raise PaperDataError(f"{at}: {len(wanted)} fruit kinds on one board; we draw at most {len(onet_state.FRUITS)}")
     mapping: dict[str, str] = {}
     for name in wanted:
         ours = FRUIT_ALIASES.get(name, name)
-        if ours not in onet.FRUITS or ours in mapping.values():
-            ours = next(f for f in onet.FRUITS if f not in mapping.values())
+        if ours not in onet_state.FRUITS or ours in mapping.values():
+            ours = next(f for f in onet_state.FRUITS if f not in mapping.values())
         mapping[name] = ours
     return mapping
 
 
 def read_onet(record: Mapping[str, Any], image: Image.Image | None) -> PaperRecord:
     at = where("onet", record, "task_id")
-    side = _size(record, "grid_size", onet.SIZE, at)
+    side = _size(record, "grid_size", onet_state.SIZE, at)
     board = _get(record, "board", at)
     legend = _get(record, "tile_legend", at)
     if not isinstance(legend, dict) or not all(isinstance(v, str) and len(v) <= 40 for v in legend.values()):
@@ -315,7 +317,7 @@ def read_onet(record: Mapping[str, Any], image: Image.Image | None) -> PaperReco
 
 def read_parking(record: Mapping[str, Any], image: Image.Image | None) -> PaperRecord:
     at = where("parking", record, "task_id")
-    side = _size(record, "grid_size", parking.SIZE, at)
+    side = _size(record, "grid_size", parking_state.SIZE, at)
     cars = _get(record, "cars", at)
     if not isinstance(cars, list) or len(cars) > side * side:
         raise PaperDataError(f"{at}: cars must be a list of vehicles, got {cars!r:.60}")
@@ -342,26 +344,26 @@ def read_parking(record: Mapping[str, Any], image: Image.Image | None) -> PaperR
 
 def read_klotski(record: Mapping[str, Any], image: Image.Image | None) -> PaperRecord:
     at = where("klotski", record, "task_id")
-    _size(record, "grid_w", klotski.SIZE, at)
-    _size(record, "grid_h", klotski.SIZE, at)
-    size = (klotski.SIZE, klotski.SIZE)
+    _size(record, "grid_w", klotski_state.SIZE, at)
+    _size(record, "grid_h", klotski_state.SIZE, at)
+    size = (klotski_state.SIZE, klotski_state.SIZE)
     goal = _cell_field(record, "goal_t_pos", at, size)
-    if goal != klotski.GOAL:
-        raise PaperDataError(f"{at}: goal_t_pos is {list(goal)}; this benchmark's goal is {list(klotski.GOAL)}")
+    if goal != klotski_state.GOAL:
+        raise PaperDataError(f"{at}: goal_t_pos is {list(goal)}; this benchmark's goal is {list(klotski_state.GOAL)}")
     layout = _get(record, "initial_state", at)
     if not isinstance(layout, dict) or set(layout) != set(_KLOTSKI_KINDS):
         raise PaperDataError(f"{at}: initial_state must have exactly the keys T, Vs, Hs, Ss, got {layout!r:.60}")
     tops = {key: [_cell(layout["T"], "T", at, size)] if key == "T" else _cells(layout[key], key, at, size)
             for key in _KLOTSKI_KINDS}
     blocks = [
-        {"kind": kind, "row": r, "col": c, "height": klotski.SHAPES[kind][0], "width": klotski.SHAPES[kind][1]}
+        {"kind": kind, "row": r, "col": c, "height": klotski_state.SHAPES[kind][0], "width": klotski_state.SHAPES[kind][1]}
         for key, kind in _KLOTSKI_KINDS.items()
         for r, c in tops[key]
     ]
     return PaperRecord(
         task_id=task_id(record, "task_id", at, "klotski"),
         difficulty=difficulty(record, "level", at),
-        state={"size": klotski.SIZE, "goal": list(goal), "blocks": blocks},
+        state={"size": klotski_state.SIZE, "goal": list(goal), "blocks": blocks},
         stored_answer=json.dumps({"solution": _list_field(record, "solution", at)}),
         stored_optimum=_int_field(record, "optimal_steps", at),
     )

@@ -13,8 +13,14 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles import klotski as k
 from vgau_data.puzzles.base import DELTAS, AnswerError, Illegal
+from vgau_data.puzzles.klotski import SPEC
+from vgau_data.puzzles.klotski.answers import answer_payload, format_answer, format_step, parse_answer, parse_step
+from vgau_data.puzzles.klotski.generator import BUCKETS, generate
+from vgau_data.puzzles.klotski.render import GEOMETRY, PALETTE, render
+from vgau_data.puzzles.klotski.rules import apply_step, is_goal, legal_steps, replay
+from vgau_data.puzzles.klotski.solver import _neighbours, random_answer, solve
+from vgau_data.puzzles.klotski.state import KINDS, KlotskiState, Step, from_ascii, from_json, to_ascii, to_json
 
 ONE_MOVE = (
     "||||||",
@@ -49,18 +55,18 @@ LOCKED = (
 SHAPES = {"target": (2, 2), "vertical": (2, 1), "horizontal": (1, 2), "single": (1, 1)}
 
 
-def board(rows: tuple[str, ...]) -> k.KlotskiState:
-    return k.from_ascii(list(rows))
+def board(rows: tuple[str, ...]) -> KlotskiState:
+    return from_ascii(list(rows))
 
 
-def block_dicts(state: k.KlotskiState) -> list[dict]:
-    return json.loads(k.to_json(state))["blocks"]
+def block_dicts(state: KlotskiState) -> list[dict]:
+    return json.loads(to_json(state))["blocks"]
 
 
 # ------------------------------------------------------------------ independent solver
 
 
-def brute_force_length(state: k.KlotskiState, limit: int = 25) -> int | None:
+def brute_force_length(state: KlotskiState, limit: int = 25) -> int | None:
     """BFS over sorted (kind, row, col) tuples, moving every block in every direction."""
     start = tuple(sorted((b["kind"], b["row"], b["col"]) for b in block_dicts(state)))
 
@@ -101,9 +107,9 @@ def brute_force_length(state: k.KlotskiState, limit: int = 25) -> int | None:
 
 
 def test_state__json_round_trip() -> None:
-    for state in (board(ONE_MOVE), board(LOCKED), k.generate("hard", np.random.default_rng(1))):
-        text = k.to_json(state)
-        assert k.from_json(text) == state
+    for state in (board(ONE_MOVE), board(LOCKED), generate("hard", np.random.default_rng(1))):
+        text = to_json(state)
+        assert from_json(text) == state
         assert json.loads(text)["size"] == 6 and json.loads(text)["goal"] == [4, 2]
 
 
@@ -112,20 +118,20 @@ def test_to_json__canonical_block_order() -> None:
     kinds = [b["kind"] for b in blocks]
     assert kinds == ["target"] + ["vertical"] * 8 + ["horizontal"] * 3 + ["single"] * 8
     assert blocks[0] == {"kind": "target", "row": 3, "col": 2, "height": 2, "width": 2}
-    for kind in k.KINDS:
+    for kind in KINDS:
         cells = [(b["row"], b["col"]) for b in blocks if b["kind"] == kind]
         assert cells == sorted(cells)
 
 
 def test_from_json__accepts_any_block_order() -> None:
     state = board(ONE_MOVE)
-    data = json.loads(k.to_json(state))
+    data = json.loads(to_json(state))
     data["blocks"].reverse()
-    assert k.from_json(json.dumps(data)) == state
+    assert from_json(json.dumps(data)) == state
 
 
 def _mutated(change) -> str:
-    data = json.loads(k.to_json(board(ONE_MOVE)))
+    data = json.loads(to_json(board(ONE_MOVE)))
     change(data)
     return json.dumps(data)
 
@@ -159,20 +165,20 @@ def _mutated(change) -> str:
 )
 def test_from_json__rejects_malformed(text: str) -> None:
     with pytest.raises(StateError):
-        k.from_json(text)
+        from_json(text)
 
 
 def test_from_json__rejects_non_string() -> None:
     with pytest.raises(StateError):
-        k.from_json(None)  # type: ignore[arg-type]
+        from_json(None)  # type: ignore[arg-type]
 
 
 def test_ascii__round_trip() -> None:
     for rows in (ONE_MOVE, HALF_FREE, LOCKED):
-        assert tuple(k.to_ascii(board(rows))) == rows
-    state = k.generate("medium", np.random.default_rng(3))
-    assert k.from_ascii(k.to_ascii(state)) == state
-    assert k.from_ascii("\n".join(ONE_MOVE)) == board(ONE_MOVE)
+        assert tuple(to_ascii(board(rows))) == rows
+    state = generate("medium", np.random.default_rng(3))
+    assert from_ascii(to_ascii(state)) == state
+    assert from_ascii("\n".join(ONE_MOVE)) == board(ONE_MOVE)
 
 
 @pytest.mark.parametrize(
@@ -188,7 +194,7 @@ def test_ascii__round_trip() -> None:
 )
 def test_from_ascii__rejects_bad_boards(rows: tuple[str, ...]) -> None:
     with pytest.raises(StateError):
-        k.from_ascii(list(rows))
+        from_ascii(list(rows))
 
 
 # ------------------------------------------------------------------------------- rules
@@ -202,83 +208,83 @@ def test_from_ascii__rejects_bad_boards(rows: tuple[str, ...]) -> None:
         (((5, 0), "right"), ("||||||", "||||||", "----oo", "|oTTo|", "|oTTo|", ".--.oo")),
     ],
 )
-def test_apply_step__slides_one_block(step: k.Step, after: tuple[str, ...]) -> None:
-    assert k.apply_step(board(ONE_MOVE), step) == board(after)
+def test_apply_step__slides_one_block(step: Step, after: tuple[str, ...]) -> None:
+    assert apply_step(board(ONE_MOVE), step) == board(after)
 
 
 def test_apply_step__two_cell_moves_of_each_kind() -> None:
     side = board(("||||||", "||||||", "----oo", "|oTT.|", "|oTT.|", "--oooo"))
-    assert k.apply_step(side, ((3, 2), "right")) == board(
+    assert apply_step(side, ((3, 2), "right")) == board(
         ("||||||", "||||||", "----oo", "|o.TT|", "|o.TT|", "--oooo")
     )
-    assert k.apply_step(side, ((3, 5), "left")) == board(
+    assert apply_step(side, ((3, 5), "left")) == board(
         ("||||||", "||||||", "----oo", "|oTT|.", "|oTT|.", "--oooo")
     )
     low = board(("||||||", "||||||", "----oo", "|o..o|", "|oTTo|", "--TToo"))
-    assert k.apply_step(low, ((2, 2), "down")) == board(
+    assert apply_step(low, ((2, 2), "down")) == board(
         ("||||||", "||||||", "--..oo", "|o--o|", "|oTTo|", "--TToo")
     )
-    assert k.apply_step(low, ((4, 2), "up")) == board(ONE_MOVE)
-    assert k.apply_step(board(ONE_MOVE), ((3, 2), "down")) == low
+    assert apply_step(low, ((4, 2), "up")) == board(ONE_MOVE)
+    assert apply_step(board(ONE_MOVE), ((3, 2), "down")) == low
 
 
 def test_replay__no_block_at() -> None:
     state = board(ONE_MOVE)
     for cell in ((5, 2), (1, 0), (3, 3), (4, 2), (5, 1), (6, 0), (-1, 0), (0, 99)):
-        assert k.apply_step(state, (cell, "up")) == Illegal("no_block_at", 0)
-    verdict = k.replay(state, [((5, 4), "left"), ((4, 3), "down")])
+        assert apply_step(state, (cell, "up")) == Illegal("no_block_at", 0)
+    verdict = replay(state, [((5, 4), "left"), ((4, 3), "down")])
     assert (verdict.feasible, verdict.error, verdict.first_invalid_step) == (False, "no_block_at", 1)
 
 
 def test_replay__out_of_bounds() -> None:
     state = board(ONE_MOVE)
     for step in (((0, 0), "up"), ((5, 4), "down"), ((3, 0), "left"), ((0, 5), "right"), ((3, 5), "right"), ((5, 0), "down")):
-        assert k.apply_step(state, step) == Illegal("out_of_bounds", 0)
-    verdict = k.replay(state, [((0, 0), "up")])
+        assert apply_step(state, step) == Illegal("out_of_bounds", 0)
+    verdict = replay(state, [((0, 0), "up")])
     assert (verdict.error, verdict.first_invalid_step, verdict.length) == ("out_of_bounds", 0, 1)
 
 
 def test_replay__blocked() -> None:
     state = board(ONE_MOVE)
     for step in (((3, 1), "up"), ((2, 0), "down"), ((3, 2), "up"), ((3, 2), "left"), ((0, 1), "down")):
-        assert k.apply_step(state, step) == Illegal("blocked", 0)
+        assert apply_step(state, step) == Illegal("blocked", 0)
     half = board(HALF_FREE)
-    assert k.apply_step(half, ((3, 2), "down")) == Illegal("blocked", 0)
-    verdict = k.replay(half, [((3, 2), "down")])
+    assert apply_step(half, ((3, 2), "down")) == Illegal("blocked", 0)
+    verdict = replay(half, [((3, 2), "down")])
     assert (verdict.feasible, verdict.error, verdict.first_invalid_step) == (False, "blocked", 0)
 
 
 def test_replay__not_solved() -> None:
     state = board(ONE_MOVE)
-    verdict = k.replay(state, [((5, 4), "left")])
+    verdict = replay(state, [((5, 4), "left")])
     assert (verdict.feasible, verdict.error, verdict.first_invalid_step) == (False, "not_solved", 1)
-    assert k.replay(state, []).error == "not_solved"
+    assert replay(state, []).error == "not_solved"
 
 
 def test_replay__feasible_and_stops_at_first_illegal() -> None:
     state = board(ONE_MOVE)
-    assert k.replay(state, [((3, 2), "down")]).feasible
+    assert replay(state, [((3, 2), "down")]).feasible
     detour = [((5, 4), "left"), ((5, 3), "right"), ((3, 2), "down")]
-    assert k.replay(state, detour).feasible and k.replay(state, detour).length == 3
-    verdict = k.replay(state, [((3, 2), "down"), ((0, 0), "up"), ((9, 9), "up")])
+    assert replay(state, detour).feasible and replay(state, detour).length == 3
+    verdict = replay(state, [((3, 2), "down"), ((0, 0), "up"), ((9, 9), "up")])
     assert (verdict.error, verdict.first_invalid_step) == ("out_of_bounds", 1)
 
 
 def test_apply_step__unknown_direction_is_illegal() -> None:
-    assert k.apply_step(board(ONE_MOVE), ((3, 2), "north")) == Illegal("unknown_action", 0)
+    assert apply_step(board(ONE_MOVE), ((3, 2), "north")) == Illegal("unknown_action", 0)
 
 
 def test_is_goal__target_top_left_at_4_2() -> None:
-    assert not k.is_goal(board(ONE_MOVE))
-    assert k.is_goal(k.apply_step(board(ONE_MOVE), ((3, 2), "down")))
+    assert not is_goal(board(ONE_MOVE))
+    assert is_goal(apply_step(board(ONE_MOVE), ((3, 2), "down")))
 
 
 def test_trajectory__one_state_per_step() -> None:
-    state = k.generate("medium", np.random.default_rng(5))
-    solution = k.solve(state)
-    states = k.SPEC.trajectory(state, solution.answer)
+    state = generate("medium", np.random.default_rng(5))
+    solution = solve(state)
+    states = SPEC.trajectory(state, solution.answer)
     assert len(states) == solution.optimal_length
-    assert k.is_goal(states[-1]) and not any(k.is_goal(s) for s in states[:-1])
+    assert is_goal(states[-1]) and not any(is_goal(s) for s in states[:-1])
 
 
 def test_neighbours__match_every_legal_step() -> None:
@@ -286,47 +292,47 @@ def test_neighbours__match_every_legal_step() -> None:
     rng = np.random.default_rng(11)
     states = [board(ONE_MOVE), board(HALF_FREE), board(LOCKED)]
     for difficulty in ("easy", "hard") * 10:
-        state = k.generate(difficulty, rng)
+        state = generate(difficulty, rng)
         for _ in range(30):
             states.append(state)
-            options = k.legal_steps(state)
-            state = k.apply_step(state, options[int(rng.integers(len(options)))])
+            options = legal_steps(state)
+            state = apply_step(state, options[int(rng.integers(len(options)))])
     for state in states:
-        expected = sorted(k.apply_step(state, step).cells for step in k.legal_steps(state))
-        assert sorted(k._neighbours(state.cells)) == expected
+        expected = sorted(apply_step(state, step).cells for step in legal_steps(state))
+        assert sorted(_neighbours(state.cells)) == expected
 
 
 # ------------------------------------------------------------------------------ solver
 
 
 def test_solve__one_move_board() -> None:
-    solution = k.solve(board(ONE_MOVE))
+    solution = solve(board(ONE_MOVE))
     assert solution is not None
     assert solution.answer == (((3, 2), "down"),) and solution.optimal_length == 1
 
 
 def test_solve__solved_board_needs_no_steps() -> None:
-    solved = k.apply_step(board(ONE_MOVE), ((3, 2), "down"))
-    assert k.solve(solved).optimal_length == 0
+    solved = apply_step(board(ONE_MOVE), ((3, 2), "down"))
+    assert solve(solved).optimal_length == 0
 
 
 def test_solve__unsolvable_board_returns_none() -> None:
-    assert k.solve(board(LOCKED)) is None
+    assert solve(board(LOCKED)) is None
     assert brute_force_length(board(LOCKED)) is None
 
 
 @pytest.mark.parametrize(("difficulty", "seed"), [("easy", 0), ("easy", 1), ("easy", 2), ("medium", 0), ("medium", 1), ("medium", 2), ("hard", 4), ("hard", 5), ("hard", 6)])
 def test_solve__agrees_with_brute_force(difficulty: str, seed: int) -> None:
-    state = k.generate(difficulty, np.random.default_rng(seed))
-    solution = k.solve(state)
+    state = generate(difficulty, np.random.default_rng(seed))
+    solution = solve(state)
     assert solution is not None
     assert solution.optimal_length == brute_force_length(state)
-    assert k.replay(state, solution.answer).feasible
+    assert replay(state, solution.answer).feasible
 
 
 def test_solve__agrees_with_brute_force_on_hand_made_boards() -> None:
     for rows in (ONE_MOVE, HALF_FREE, ("||||||", "||||||", "----oo", "|oTT.|", "|oTT.|", "--oooo")):
-        solution = k.solve(board(rows))
+        solution = solve(board(rows))
         assert solution is not None and solution.optimal_length == brute_force_length(board(rows))
 
 
@@ -336,40 +342,40 @@ def test_solve__agrees_with_brute_force_on_hand_made_boards() -> None:
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 @pytest.mark.parametrize("seed", [0, 7, 123])
 def test_generate__optimum_in_bucket_and_replays(difficulty: str, seed: int) -> None:
-    state = k.generate(difficulty, np.random.default_rng(seed))
-    assert k.from_json(k.to_json(state)) == state  # full inventory, no overlap
-    assert not k.is_goal(state)
-    solution = k.solve(state)
-    low, high = k.BUCKETS[difficulty]
+    state = generate(difficulty, np.random.default_rng(seed))
+    assert from_json(to_json(state)) == state  # full inventory, no overlap
+    assert not is_goal(state)
+    solution = solve(state)
+    low, high = BUCKETS[difficulty]
     assert solution is not None and low <= solution.optimal_length <= high
-    verdict = k.replay(state, solution.answer)
+    verdict = replay(state, solution.answer)
     assert verdict.feasible and verdict.length == solution.optimal_length == len(solution.answer)
-    assert k.SPEC.bucket_of(solution.optimal_length) == difficulty
+    assert SPEC.bucket_of(solution.optimal_length) == difficulty
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_generate__same_seed_same_state(difficulty: str) -> None:
-    first = k.generate(difficulty, np.random.default_rng(42))
-    assert k.generate(difficulty, np.random.default_rng(42)) == first
-    assert k.generate(difficulty, np.random.default_rng(43)) != first
+    first = generate(difficulty, np.random.default_rng(42))
+    assert generate(difficulty, np.random.default_rng(42)) == first
+    assert generate(difficulty, np.random.default_rng(43)) != first
 
 
 def test_generate__layouts_and_answers_vary() -> None:
-    states = [k.generate("medium", np.random.default_rng(seed)) for seed in range(12)]
+    states = [generate("medium", np.random.default_rng(seed)) for seed in range(12)]
     assert len({s.cells for s in states}) == 12
     assert len({s.target for s in states}) >= 2
     assert len({s.cells.index(".") for s in states}) >= 5
-    answers = [k.solve(s).answer for s in states]
+    answers = [solve(s).answer for s in states]
     for answer in answers:  # no single answer solves more than a few boards
-        assert sum(k.replay(s, answer).feasible for s in states) <= 3
+        assert sum(replay(s, answer).feasible for s in states) <= 3
 
 
 def test_random_answer__deterministic_and_legal() -> None:
-    state = k.generate("hard", np.random.default_rng(2))
-    answer = k.random_answer(state, np.random.default_rng(9))
-    assert answer == k.random_answer(state, np.random.default_rng(9))
+    state = generate("hard", np.random.default_rng(2))
+    answer = random_answer(state, np.random.default_rng(9))
+    assert answer == random_answer(state, np.random.default_rng(9))
     assert 1 <= len(answer) <= 20
-    verdict = k.replay(state, answer)
+    verdict = replay(state, answer)
     assert verdict.error in (None, "not_solved")
 
 
@@ -378,11 +384,11 @@ def test_random_answer__deterministic_and_legal() -> None:
 
 def test_format_answer__round_trips() -> None:
     answer = (((3, 2), "down"), ((0, 5), "left"), ((4, 0), "up"), ((1, 1), "right"))
-    text = k.format_answer(answer)
-    assert text == k.answer_payload(answer)
+    text = format_answer(answer)
+    assert text == answer_payload(answer)
     assert text.startswith('{"solution":[{"from":[3,2],"direction":"DOWN"}')
-    assert k.parse_answer(text) == answer
-    assert k.parse_answer(k.format_answer(())) == ()
+    assert parse_answer(text) == answer
+    assert parse_answer(format_answer(())) == ()
 
 
 @pytest.mark.parametrize(
@@ -401,17 +407,17 @@ def test_format_answer__round_trips() -> None:
     ],
 )
 def test_parse_answer__tolerant(text: str) -> None:
-    assert k.parse_answer(text) == (((3, 2), "down"), ((0, 5), "left"))
+    assert parse_answer(text) == (((3, 2), "down"), ((0, 5), "left"))
 
 
 def test_parse_answer__empty_list_is_zero_steps() -> None:
-    assert k.parse_answer('The solution is {"solution": []}') == ()
-    assert k.replay(board(ONE_MOVE), k.parse_answer('{"solution": []}')).error == "not_solved"
+    assert parse_answer('The solution is {"solution": []}') == ()
+    assert replay(board(ONE_MOVE), parse_answer('{"solution": []}')).error == "not_solved"
 
 
 def test_parse_answer__later_brace_less_run_wins() -> None:
     text = '{"solution": [{"from": [1, 1], "direction": "UP"}]} no wait: "from": [3, 2], "direction": "DOWN"'
-    assert k.parse_answer(text) == (((3, 2), "down"),)
+    assert parse_answer(text) == (((3, 2), "down"),)
 
 
 @pytest.mark.parametrize(
@@ -437,13 +443,13 @@ def test_parse_answer__later_brace_less_run_wins() -> None:
 )
 def test_parse_answer__errors(text: str, code: str) -> None:
     with pytest.raises(AnswerError) as info:
-        k.parse_answer(text)
+        parse_answer(text)
     assert info.value.code == code
 
 
 def test_parse_answer__truncated_list_keeps_clean_pairs() -> None:
     text = '{"solution": [{"from": [3, 2], "direction": "DOWN"}, {"from": [0'
-    assert k.parse_answer(text) == (((3, 2), "down"),)
+    assert parse_answer(text) == (((3, 2), "down"),)
 
 
 @pytest.mark.parametrize(
@@ -469,7 +475,7 @@ def test_parse_answer__truncated_list_keeps_clean_pairs() -> None:
 def test_parse_answer__hostile_input_is_bounded(text: str) -> None:
     start = time.perf_counter()
     try:
-        k.parse_answer(text)
+        parse_answer(text)
     except AnswerError as e:
         assert e.code in {"no_answer", "bad_format", "unknown_action"}
     assert time.perf_counter() - start < 2.0
@@ -484,7 +490,7 @@ _STEPS = st.lists(
 @settings(max_examples=150, deadline=None)
 @given(answer=_STEPS)
 def test_parse_answer__round_trips_any_answer(answer: list) -> None:
-    assert k.parse_answer("Sure.\n" + k.format_answer(answer) + "\nDone") == tuple(answer)
+    assert parse_answer("Sure.\n" + format_answer(answer) + "\nDone") == tuple(answer)
 
 
 @settings(max_examples=300, deadline=None)
@@ -498,29 +504,29 @@ def test_parse_answer__round_trips_any_answer(answer: list) -> None:
 )
 def test_parse_answer__raises_only_answer_errors(text: str) -> None:
     try:
-        answer = k.parse_answer(text)
+        answer = parse_answer(text)
     except AnswerError as e:
         assert e.code in {"no_answer", "bad_format", "unknown_action"}
     else:
         assert all(isinstance(r, int) and isinstance(c, int) and d in DELTAS for (r, c), d in answer)
-        k.replay(board(ONE_MOVE), answer)
+        replay(board(ONE_MOVE), answer)
 
 
 def test_parse_answer__unicode_lowering_to_two_chars_still_finds_key() -> None:
     text = "İ" * 10 + '{"solution": [{"from": [3, 2], "direction": "DOWN"}]}'
-    assert k.parse_answer(text) == (((3, 2), "down"),)
+    assert parse_answer(text) == (((3, 2), "down"),)
 
 
 # ---------------------------------------------------------------------------- renderer
 
 
-def decode(image: Image.Image) -> k.KlotskiState:
+def decode(image: Image.Image) -> KlotskiState:
     """Rebuild the board from pixels: kind colour at each cell centre, and whether the
     pixels straddling the edge between two neighbouring cells are block colour (the same
     block) or background (two blocks, or empty cells)."""
-    geometry = k.GEOMETRY
+    geometry = GEOMETRY
     pixels = image.load()
-    colour_kind = {k.PALETTE[name]: name for name in ("empty", *k.KINDS)}
+    colour_kind = {PALETTE[name]: name for name in ("empty", *KINDS)}
     kind = {(r, c): colour_kind[pixels[geometry.center((r, c))]] for r in range(6) for c in range(6)}
 
     def joined(cell: tuple[int, int], dr: int, dc: int) -> bool:
@@ -534,7 +540,7 @@ def decode(image: Image.Image) -> k.KlotskiState:
         else:
             y = geometry.margin_top + (r + 1) * geometry.cell_px
             points = [(x, y - 1), (x, y)]
-        return all(pixels[p] == k.PALETTE[kind[cell]] for p in points)
+        return all(pixels[p] == PALETTE[kind[cell]] for p in points)
 
     blocks, covered = [], set()
     for r in range(6):
@@ -545,39 +551,39 @@ def decode(image: Image.Image) -> k.KlotskiState:
             width = 2 if joined((r, c), 0, 1) else 1
             covered.update((r + a, c + b) for a in range(height) for b in range(width))
             blocks.append({"kind": kind[r, c], "row": r, "col": c, "height": height, "width": width})
-    return k.from_json(json.dumps({"size": 6, "goal": [4, 2], "blocks": blocks}))
+    return from_json(json.dumps({"size": 6, "goal": [4, 2], "blocks": blocks}))
 
 
 def test_render__rgb_of_geometry_size() -> None:
-    image = k.render(board(ONE_MOVE))
-    assert image.mode == "RGB" and image.size == k.GEOMETRY.size == (560, 560)
+    image = render(board(ONE_MOVE))
+    assert image.mode == "RGB" and image.size == GEOMETRY.size == (560, 560)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_render__golden_decoder_recovers_state(seed: int) -> None:
     rng = np.random.default_rng(seed)
     for difficulty in ("easy", "hard"):
-        state = k.generate(difficulty, rng)
-        assert decode(k.render(state)) == state
-        for later in k.SPEC.trajectory(state, k.solve(state).answer)[:3]:
-            assert decode(k.render(later)) == later
+        state = generate(difficulty, rng)
+        assert decode(render(state)) == state
+        for later in SPEC.trajectory(state, solve(state).answer)[:3]:
+            assert decode(render(later)) == later
 
 
 def test_render__hand_made_boards_and_target_label() -> None:
     for rows in (ONE_MOVE, HALF_FREE, LOCKED):
         state = board(rows)
-        image = k.render(state)
+        image = render(state)
         assert decode(image) == state
         r, c = state.target
-        x0, y0, x1, y1 = k.GEOMETRY.block_box((r, c), 2, 2)
+        x0, y0, x1, y1 = GEOMETRY.block_box((r, c), 2, 2)
         crop = np.asarray(image.crop((x0, y0, x1, y1)))
-        label = int(np.all(crop == k.PALETTE["label"], axis=-1).sum())
+        label = int(np.all(crop == PALETTE["label"], axis=-1).sum())
         assert label > 200  # the "T"
 
 
 def test_render__deterministic() -> None:
-    state = k.generate("medium", np.random.default_rng(8))
-    assert k.render(state).tobytes() == k.render(state).tobytes()
+    state = generate("medium", np.random.default_rng(8))
+    assert render(state).tobytes() == render(state).tobytes()
 
 
 # ----------------------------------------------------------------------------- prompts
@@ -585,26 +591,26 @@ def test_render__deterministic() -> None:
 
 @pytest.mark.parametrize("style", ["text_cot", "direct"])
 def test_question__carries_table_17_and_no_answer(style: str) -> None:
-    state = k.generate("hard", np.random.default_rng(3))
-    prompt = k.SPEC.question(state, style)
+    state = generate("hard", np.random.default_rng(3))
+    prompt = SPEC.question(state, style)
     for phrase in ('{"solution":[{"from":', "(4,2)", "TOP-LEFT".lower(), "0-based", "Exactly two cells", '"T"'):
         assert phrase in prompt
     assert "as few" not in prompt and "shortest" not in prompt
-    assert k.answer_payload(k.solve(state).answer) not in prompt
-    assert str(k.solve(state).optimal_length) + " moves" not in prompt
+    assert answer_payload(solve(state).answer) not in prompt
+    assert str(solve(state).optimal_length) + " moves" not in prompt
 
 
 def test_question__styles_differ_and_unknown_style_raises() -> None:
     state = board(ONE_MOVE)
-    assert k.SPEC.question(state, "text_cot") != k.SPEC.question(state, "direct")
-    assert "Reason briefly" in k.SPEC.question(state, "text_cot")
+    assert SPEC.question(state, "text_cot") != SPEC.question(state, "direct")
+    assert "Reason briefly" in SPEC.question(state, "text_cot")
     with pytest.raises(ValueError):
-        k.SPEC.question(state, "essay")  # type: ignore[arg-type]
+        SPEC.question(state, "essay")  # type: ignore[arg-type]
 
 
 def test_step_format__is_table_29s_step_json() -> None:
     step = ((3, 2), "down")
-    assert k.format_step(step) == '<STEP_JSON>{"from":[3,2],"direction":"DOWN"}</STEP_JSON>'
-    assert k.parse_step("Slide it. <step_json>{'from': [3, 2], 'direction': 'Down'}</step_json>") == step
+    assert format_step(step) == '<STEP_JSON>{"from":[3,2],"direction":"DOWN"}</STEP_JSON>'
+    assert parse_step("Slide it. <step_json>{'from': [3, 2], 'direction': 'Down'}</step_json>") == step
     with pytest.raises(AnswerError):
-        k.parse_step('{"solution":[{"from":[3,2],"direction":"DOWN"}]}')  # the final-answer format is no step
+        parse_step('{"solution":[{"from":[3,2],"direction":"DOWN"}]}')  # the final-answer format is no step

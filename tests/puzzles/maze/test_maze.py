@@ -13,9 +13,25 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles import maze
-from vgau_data.puzzles.base import BUCKET_SIZES, AnswerError, Illegal, Replay
-from vgau_data.puzzles.maze import MazeState, from_ascii
+from vgau_data.puzzles.base import BUCKET_SIZES, DELTAS, AnswerError, Illegal, Replay
+from vgau_data.puzzles.maze import SPEC
+from vgau_data.puzzles.maze import solver as maze_solver
+from vgau_data.puzzles.maze.answers import answer_payload, format_answer, parse_answer
+from vgau_data.puzzles.maze.generator import BUCKETS, LENGTH_MIX, PAPER_STRUCTURE, generate
+from vgau_data.puzzles.maze.render import (
+    AGENT_RGB,
+    FRAME_RGB,
+    GEOMETRY,
+    GOAL_INSET,
+    GOAL_RGB,
+    GOAL_WIDTH,
+    OPEN_RGB,
+    WALL_RGB,
+    render,
+)
+from vgau_data.puzzles.maze.rules import apply_step, is_goal, replay
+from vgau_data.puzzles.maze.solver import random_answer, solve
+from vgau_data.puzzles.maze.state import MazeState, from_ascii, from_json, to_ascii, to_json
 from vgau_data.seeding import rng_for
 
 # Fixtures: S agent, G goal, * agent on goal, # wall, . open.
@@ -84,7 +100,7 @@ def random_grid_state(rng: np.random.Generator, rows: int, cols: int, p_wall: fl
 
 @pytest.fixture(scope="module")
 def generated() -> dict[str, list[MazeState]]:
-    return {d: [maze.generate(d, np.random.default_rng(seed)) for seed in SEEDS] for d in maze.BUCKETS}
+    return {d: [generate(d, np.random.default_rng(seed)) for seed in SEEDS] for d in BUCKETS}
 
 
 # --------------------------------------------------------------------------- state
@@ -93,17 +109,17 @@ def generated() -> dict[str, list[MazeState]]:
 def test_ascii__round_trip() -> None:
     state = from_ascii(TEN)
     assert state.start == (0, 0) and state.goal == (9, 9)
-    assert tuple(maze.to_ascii(state)) == TEN
-    assert maze.to_ascii(MazeState(("..",), (0, 1), (0, 1))) == [".*"]
+    assert tuple(to_ascii(state)) == TEN
+    assert to_ascii(MazeState(("..",), (0, 1), (0, 1))) == [".*"]
 
 
 def test_json__round_trip_and_schema() -> None:
     state = from_ascii(TEN)
-    text = maze.to_json(state)
+    text = to_json(state)
     grid = [row.replace("S", ".").replace("G", ".") for row in TEN]
     assert json.loads(text) == {"grid": grid, "start": [0, 0], "goal": [9, 9]}
-    assert maze.from_json(text) == state
-    assert maze.to_json(maze.from_json(text)) == text
+    assert from_json(text) == state
+    assert to_json(from_json(text)) == text
 
 
 @pytest.mark.parametrize(
@@ -130,15 +146,15 @@ def test_json__round_trip_and_schema() -> None:
     ],
 )
 def test_from_json__rejects_malformed(mutate) -> None:
-    obj = json.loads(maze.to_json(from_ascii(TEN)))
+    obj = json.loads(to_json(from_ascii(TEN)))
     bad = mutate(obj)
     with pytest.raises(StateError):
-        maze.from_json(bad if isinstance(bad, str) else json.dumps(bad))
+        from_json(bad if isinstance(bad, str) else json.dumps(bad))
 
 
 def test_from_json__rejects_non_string() -> None:
     with pytest.raises(StateError):
-        maze.from_json(None)  # type: ignore[arg-type]
+        from_json(None)  # type: ignore[arg-type]
 
 
 def test_from_ascii__rejects_bad_fixtures() -> None:
@@ -152,58 +168,58 @@ def test_from_ascii__rejects_bad_fixtures() -> None:
 
 def test_apply_step__out_of_bounds() -> None:
     state = from_ascii(CORRIDOR)
-    assert maze.apply_step(state, "up") == Illegal("out_of_bounds", 0)
-    assert maze.apply_step(state, "left") == Illegal("out_of_bounds", 0)
-    assert maze.replay(state, ("right", "down", "down", "down")) == Replay(False, 4, "out_of_bounds", 3)
+    assert apply_step(state, "up") == Illegal("out_of_bounds", 0)
+    assert apply_step(state, "left") == Illegal("out_of_bounds", 0)
+    assert replay(state, ("right", "down", "down", "down")) == Replay(False, 4, "out_of_bounds", 3)
 
 
 def test_apply_step__wall() -> None:
     state = from_ascii(CORRIDOR)
-    assert maze.apply_step(state, "down") == Illegal("wall", 0)
-    assert maze.replay(state, ("right", "right")) == Replay(False, 2, "wall", 1)
+    assert apply_step(state, "down") == Illegal("wall", 0)
+    assert replay(state, ("right", "right")) == Replay(False, 2, "wall", 1)
 
 
 def test_replay__not_solved() -> None:
     state = from_ascii(CORRIDOR)
-    assert maze.replay(state, ("right", "down")) == Replay(False, 2, "not_solved", 2)
-    assert maze.replay(state, ()) == Replay(False, 0, "not_solved", 0)
+    assert replay(state, ("right", "down")) == Replay(False, 2, "not_solved", 2)
+    assert replay(state, ()) == Replay(False, 0, "not_solved", 0)
 
 
 def test_replay__unknown_direction_is_unknown_action() -> None:
-    assert maze.replay(from_ascii(CORRIDOR), ("right", "north")).error == "unknown_action"
-    assert maze.apply_step(from_ascii(CORRIDOR), "north") == Illegal("unknown_action", 0)
-    assert maze.replay(from_ascii(CORRIDOR), (["right"],)).error == "unknown_action"  # type: ignore[arg-type]
+    assert replay(from_ascii(CORRIDOR), ("right", "north")).error == "unknown_action"
+    assert apply_step(from_ascii(CORRIDOR), "north") == Illegal("unknown_action", 0)
+    assert replay(from_ascii(CORRIDOR), (["right"],)).error == "unknown_action"  # type: ignore[arg-type]
 
 
 def test_replay__feasible_and_detours_count() -> None:
     state = from_ascii(CORRIDOR)
-    assert maze.replay(state, ("right", "down", "down", "right")) == Replay(True, 4)
+    assert replay(state, ("right", "down", "down", "right")) == Replay(True, 4)
     detour = ("right", "left", "right", "down", "down", "right")
-    assert maze.replay(state, detour) == Replay(True, 6)
+    assert replay(state, detour) == Replay(True, 6)
     # passing over the goal and leaving it is not solved
-    assert maze.replay(state, ("right", "down", "down", "right", "left")).error == "not_solved"
+    assert replay(state, ("right", "down", "down", "right", "left")).error == "not_solved"
 
 
 def test_apply_step__moves_agent_and_trajectory_ends_on_goal() -> None:
     state = from_ascii(CORRIDOR)
-    moved = maze.apply_step(state, "right")
+    moved = apply_step(state, "right")
     assert moved == MazeState(state.grid, (0, 1), state.goal)
-    states = maze.SPEC.trajectory(state, ("right", "down", "down", "right"))
+    states = SPEC.trajectory(state, ("right", "down", "down", "right"))
     assert [s.start for s in states] == [(0, 1), (1, 1), (2, 1), (2, 2)]
-    assert maze.is_goal(states[-1]) and not maze.is_goal(state)
+    assert is_goal(states[-1]) and not is_goal(state)
     with pytest.raises(ValueError):
-        maze.SPEC.trajectory(state, ("down",))
+        SPEC.trajectory(state, ("down",))
 
 
 # --------------------------------------------------------------------------- solver
 
 
 def test_solve__hand_made() -> None:
-    solution = maze.solve(from_ascii(CORRIDOR))
+    solution = solve(from_ascii(CORRIDOR))
     assert solution is not None
     assert solution.answer == ("right", "down", "down", "right") and solution.optimal_length == 4
-    assert maze.solve(from_ascii(["S#G"])) is None
-    assert maze.solve(from_ascii(["*."])).optimal_length == 0
+    assert solve(from_ascii(["S#G"])) is None
+    assert solve(from_ascii(["*."])).optimal_length == 0
 
 
 def test_solve__agrees_with_brute_force_bfs() -> None:
@@ -213,33 +229,33 @@ def test_solve__agrees_with_brute_force_bfs() -> None:
     unreachable = 0
     for state in states:
         expected = brute_distance(state)
-        solution = maze.solve(state)
+        solution = solve(state)
         if expected is None:
             unreachable += 1
             assert solution is None
             continue
         assert solution is not None and solution.optimal_length == expected
-        assert maze.replay(state, solution.answer) == Replay(True, expected)
+        assert replay(state, solution.answer) == Replay(True, expected)
     assert 0 < unreachable < len(states)
 
 
 # --------------------------------------------------------------------------- generator
 
 
-@pytest.mark.parametrize("difficulty", list(maze.BUCKETS))
+@pytest.mark.parametrize("difficulty", list(BUCKETS))
 def test_generate__optimum_in_bucket_and_replays(generated, difficulty: str) -> None:
-    low, high = maze.BUCKETS[difficulty]
+    low, high = BUCKETS[difficulty]
     for state in generated[difficulty]:
-        solution = maze.solve(state)
+        solution = solve(state)
         assert solution is not None
         assert low <= solution.optimal_length <= high
         assert solution.optimal_length == brute_distance(state)
-        assert maze.replay(state, solution.answer) == Replay(True, solution.optimal_length)
-        assert len(maze.SPEC.trajectory(state, solution.answer)) == solution.optimal_length
-        assert maze.from_json(maze.to_json(state)) == state
+        assert replay(state, solution.answer) == Replay(True, solution.optimal_length)
+        assert len(SPEC.trajectory(state, solution.answer)) == solution.optimal_length
+        assert from_json(to_json(state)) == state
 
 
-@pytest.mark.parametrize("difficulty", list(maze.BUCKETS))
+@pytest.mark.parametrize("difficulty", list(BUCKETS))
 def test_generate__open_cells_form_an_induced_tree(generated, difficulty: str) -> None:
     for state in generated[difficulty]:
         grid = state.grid
@@ -259,12 +275,12 @@ def test_generate__open_cells_keep_a_wall_border(generated) -> None:
 
 
 def test_count_simple_paths__matches_the_brute_force_count() -> None:
-    assert maze.count_simple_paths(from_ascii(["S..", "..G"]), limit=10) == count_simple_paths(
+    assert maze_solver.count_simple_paths(from_ascii(["S..", "..G"]), limit=10) == count_simple_paths(
         from_ascii(["S..", "..G"]), cap=10
     )
-    assert maze.count_simple_paths(from_ascii(["S#G"])) == 0
-    tree = maze.generate("hard", np.random.default_rng(4))
-    assert maze.count_simple_paths(tree) == count_simple_paths(tree) == 1
+    assert maze_solver.count_simple_paths(from_ascii(["S#G"])) == 0
+    tree = generate("hard", np.random.default_rng(4))
+    assert maze_solver.count_simple_paths(tree) == count_simple_paths(tree) == 1
 
 
 def _table_5_and_6(states: list[MazeState]) -> list[float]:
@@ -274,8 +290,8 @@ def _table_5_and_6(states: list[MazeState]) -> list[float]:
         cells = {(r, c) for r in range(10) for c in range(10) if state.grid[r][c] == "."}
         degree = {(r, c): sum(n in cells for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))) for r, c in cells}
         route = [state.start]
-        for step in maze.solve(state).answer:
-            dr, dc = maze.DELTAS[step]
+        for step in solve(state).answer:
+            dr, dc = DELTAS[step]
             route.append((route[-1][0] + dr, route[-1][1] + dc))
         rows.append([
             len(cells), sum(d >= 3 for d in degree.values()), sum(d == 2 for d in degree.values()),
@@ -291,11 +307,11 @@ def test_generate__a_build_meets_the_papers_tables_5_and_6(master_seed: int) -> 
     means = {}
     for difficulty, count in BUCKET_SIZES.items():
         tasks = [RowTask("maze", difficulty, index, master_seed) for index in range(count)]
-        states = [maze.generate(difficulty, rng_for(task.seed), task.slot) for task in tasks]
-        lengths = Counter(maze.solve(state).optimal_length for state in states)
-        assert lengths == Counter(maze.LENGTH_MIX[difficulty])  # the authors' histogram, row for row
+        states = [generate(difficulty, rng_for(task.seed), task.slot) for task in tasks]
+        lengths = Counter(solve(state).optimal_length for state in states)
+        assert lengths == Counter(LENGTH_MIX[difficulty])  # the authors' histogram, row for row
         means[difficulty] = _table_5_and_6(states)
-        paper = maze.PAPER_STRUCTURE[difficulty]
+        paper = PAPER_STRUCTURE[difficulty]
         expected = [paper.walkable, paper.branch, paper.corridor, paper.path_nodes, paper.path_branch, paper.path_corridor]
         for ours, theirs in zip(means[difficulty], expected):
             assert abs(ours / theirs - 1) <= 0.15, (difficulty, means[difficulty], expected)
@@ -304,11 +320,11 @@ def test_generate__a_build_meets_the_papers_tables_5_and_6(master_seed: int) -> 
 
 
 def test_generate__no_shortcuts() -> None:
-    states = [maze.generate(d, np.random.default_rng(100 + i)) for d in ("medium", "hard") for i in range(30)]
-    answers = Counter(maze.solve(s).answer for s in states)
+    states = [generate(d, np.random.default_rng(100 + i)) for d in ("medium", "hard") for i in range(30)]
+    answers = Counter(solve(s).answer for s in states)
     assert answers.most_common(1)[0][1] <= 2
     assert len({s.start for s in states}) >= 25 and len({s.goal for s in states}) >= 25
-    lengths = {maze.solve(s).optimal_length for s in states[30:]}
+    lengths = {solve(s).optimal_length for s in states[30:]}
     assert len(lengths) >= 6  # hard lengths spread over the bucket
 
 
@@ -318,20 +334,20 @@ def test_generate__no_shortcuts() -> None:
 def decode(image: Image.Image) -> MazeState:
     """Rebuild the state from pixels of the maze palette at fixed points of each cell."""
     pixels = image.load()
-    geometry = maze.GEOMETRY
+    geometry = GEOMETRY
     grid, start, goal = [], None, None
     for r in range(10):
         row = ""
         for c in range(10):
             x, y = geometry.center((r, c))
             colour = pixels[x, y]
-            assert colour in (maze.WALL_RGB, maze.OPEN_RGB, maze.AGENT_RGB), (r, c, colour)
-            row += "#" if colour == maze.WALL_RGB else "."
-            if colour == maze.AGENT_RGB:
+            assert colour in (WALL_RGB, OPEN_RGB, AGENT_RGB), (r, c, colour)
+            row += "#" if colour == WALL_RGB else "."
+            if colour == AGENT_RGB:
                 assert start is None
                 start = (r, c)
             x0, _, _, _ = geometry.cell_box((r, c))
-            if pixels[x0 + maze.GOAL_INSET + maze.GOAL_WIDTH // 2, y] == maze.GOAL_RGB:
+            if pixels[x0 + GOAL_INSET + GOAL_WIDTH // 2, y] == GOAL_RGB:
                 assert goal is None
                 goal = (r, c)
         grid.append(row)
@@ -342,21 +358,21 @@ def decode(image: Image.Image) -> MazeState:
 def test_render__decodes_back_to_state(generated) -> None:
     for states in generated.values():
         for state in states:
-            image = maze.render(state)
-            assert image.mode == "RGB" and image.size == maze.GEOMETRY.size == (552, 552)
+            image = render(state)
+            assert image.mode == "RGB" and image.size == GEOMETRY.size == (552, 552)
             assert decode(image) == state
-            final = maze.SPEC.trajectory(state, maze.solve(state).answer)[-1]
-            assert decode(maze.render(final)) == final
+            final = SPEC.trajectory(state, solve(state).answer)[-1]
+            assert decode(render(final)) == final
 
 
 def test_render__no_grid_lines_and_pure() -> None:
     state = from_ascii(TEN)
-    image = maze.render(state)
-    assert image.tobytes() == maze.render(state).tobytes()
+    image = render(state)
+    assert image.tobytes() == render(state).tobytes()
     # inside an open region, the boundary between two open cells has the open colour
-    x0, y0, _, _ = maze.GEOMETRY.cell_box((0, 2))
-    assert image.getpixel((x0, y0 + 20)) == maze.OPEN_RGB
-    assert image.getpixel((2, 2)) == maze.FRAME_RGB
+    x0, y0, _, _ = GEOMETRY.cell_box((0, 2))
+    assert image.getpixel((x0, y0 + 20)) == OPEN_RGB
+    assert image.getpixel((2, 2)) == FRAME_RGB
 
 
 # --------------------------------------------------------------------------- answers
@@ -376,7 +392,7 @@ def test_render__no_grid_lines_and_pure() -> None:
     ],
 )
 def test_parse_answer__tolerant(text: str, expected: tuple[str, ...]) -> None:
-    assert maze.parse_answer(text) == expected
+    assert parse_answer(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -397,7 +413,7 @@ def test_parse_answer__tolerant(text: str, expected: tuple[str, ...]) -> None:
 )
 def test_parse_answer__errors(text: str, code: str) -> None:
     with pytest.raises(AnswerError) as info:
-        maze.parse_answer(text)
+        parse_answer(text)
     assert info.value.code == code
 
 
@@ -418,7 +434,7 @@ def test_parse_answer__errors(text: str, code: str) -> None:
 def test_parse_answer__hostile_inputs_fail_fast(text: str) -> None:
     began = time.perf_counter()
     try:
-        maze.parse_answer(text)
+        parse_answer(text)
     except AnswerError as e:
         assert e.code in ("no_answer", "bad_format", "unknown_action")
     assert time.perf_counter() - began < 2.0
@@ -429,17 +445,17 @@ def test_parse_answer__hostile_inputs_fail_fast(text: str) -> None:
 def test_parse_answer__never_raises_anything_else(text: str) -> None:
     for candidate in (text, f"<ANSWER_JSON>{text}</ANSWER_JSON>"):
         try:
-            maze.parse_answer(candidate)
+            parse_answer(candidate)
         except AnswerError:
             pass
 
 
 def test_format_answer__round_trips() -> None:
     answer = ("up", "left", "down", "right")
-    assert maze.format_answer(answer) == '<ANSWER_JSON>["up","left","down","right"]</ANSWER_JSON>'
-    assert maze.parse_answer(maze.format_answer(answer)) == answer
-    assert maze.answer_payload(answer) == '["up","left","down","right"]'
-    assert maze.parse_answer(maze.format_answer(())) == ()
+    assert format_answer(answer) == '<ANSWER_JSON>["up","left","down","right"]</ANSWER_JSON>'
+    assert parse_answer(format_answer(answer)) == answer
+    assert answer_payload(answer) == '["up","left","down","right"]'
+    assert parse_answer(format_answer(())) == ()
 
 
 # --------------------------------------------------------------------------- prompts, baseline, spec
@@ -448,24 +464,24 @@ def test_format_answer__round_trips() -> None:
 def test_question__carries_table_12_and_no_leak(generated) -> None:
     state = generated["hard"][0]
     for style in ("text_cot", "direct"):
-        text = maze.SPEC.question(state, style)
+        text = SPEC.question(state, style)
         assert '<ANSWER_JSON>["up","left","down"]</ANSWER_JSON>' in text and "goal" in text and "wall" in text
-        assert "shortest" not in text and str(maze.solve(state).optimal_length) + " " not in text
-    assert "Reason briefly" in maze.SPEC.question(state, "text_cot")
+        assert "shortest" not in text and str(solve(state).optimal_length) + " " not in text
+    assert "Reason briefly" in SPEC.question(state, "text_cot")
     with pytest.raises(ValueError):
-        maze.SPEC.question(state, "verbose")  # type: ignore[arg-type]
+        SPEC.question(state, "verbose")  # type: ignore[arg-type]
 
 
 def test_step_format__is_the_authors_sentence() -> None:
-    assert maze.SPEC.format_step("left") == "Next, move one step left."
-    assert maze.SPEC.parse_step("Left is a wall, so: Next, move one step UP.") == "up"
+    assert SPEC.format_step("left") == "Next, move one step left."
+    assert SPEC.parse_step("Left is a wall, so: Next, move one step UP.") == "up"
     with pytest.raises(AnswerError):
-        maze.SPEC.parse_step('<ANSWER_JSON>["up"]</ANSWER_JSON>')
+        SPEC.parse_step('<ANSWER_JSON>["up"]</ANSWER_JSON>')
 
 
 def test_random_answer__legal_and_deterministic(generated) -> None:
     state = generated["medium"][0]
-    first = maze.random_answer(state, np.random.default_rng(5))
-    assert first == maze.random_answer(state, np.random.default_rng(5))
+    first = random_answer(state, np.random.default_rng(5))
+    assert first == random_answer(state, np.random.default_rng(5))
     assert 1 <= len(first) <= 30
-    assert maze.replay(state, first).error in (None, "not_solved")
+    assert replay(state, first).error in (None, "not_solved")

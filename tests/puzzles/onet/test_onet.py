@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import importlib
 import json
 from collections import deque
 
@@ -13,10 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vgau_data.errors import GenerationError, StateError
-from vgau_data.puzzles import onet
 from vgau_data.puzzles.base import ILLEGAL_CODES, AnswerError, Illegal
-
-onet_render = importlib.import_module("vgau_data.puzzles.onet.render")  # the package exposes render() itself
+from vgau_data.puzzles.onet import SPEC
+from vgau_data.puzzles.onet import render as onet_render
+from vgau_data.puzzles.onet.answers import answer_payload, format_answer, format_step, parse_answer, parse_step
+from vgau_data.puzzles.onet.generator import BUCKETS, generate
+from vgau_data.puzzles.onet.render import render
+from vgau_data.puzzles.onet.rules import apply_step, is_goal, replay
+from vgau_data.puzzles.onet.solver import random_answer, solve
+from vgau_data.puzzles.onet.state import FRUIT_LETTERS, FRUITS, OnetState, from_ascii, from_json, to_ascii, to_json
 
 EMPTY_ROWS = ["......"] * 6
 
@@ -149,30 +153,30 @@ def bf_clearable(state):
 
 def random_board(rng, n_pairs):
     cells = rng.choice(36, size=2 * n_pairs, replace=False).tolist()
-    fruits = rng.choice(len(onet.FRUITS), size=n_pairs, replace=False).tolist()
+    fruits = rng.choice(len(FRUITS), size=n_pairs, replace=False).tolist()
     flat = [None] * 36
     for k, fruit in enumerate(fruits):
-        flat[cells[2 * k]] = flat[cells[2 * k + 1]] = onet.FRUITS[fruit]
-    return onet.OnetState(tuple(tuple(flat[r * 6 : r * 6 + 6]) for r in range(6)))
+        flat[cells[2 * k]] = flat[cells[2 * k + 1]] = FRUITS[fruit]
+    return OnetState(tuple(tuple(flat[r * 6 : r * 6 + 6]) for r in range(6)))
 
 
 def gen(difficulty, seed):
-    return onet.generate(difficulty, np.random.default_rng(seed))
+    return generate(difficulty, np.random.default_rng(seed))
 
 
 # --------------------------------------------------------------------------- state (de)serialisation
 
 
 def test_json__round_trip():
-    for state in (onet.from_ascii(OUTSIDE_ONLY_FIRST), gen("hard", 3), onet.from_ascii(EMPTY_ROWS)):
-        text = onet.to_json(state)
-        assert onet.from_json(text) == state
+    for state in (from_ascii(OUTSIDE_ONLY_FIRST), gen("hard", 3), from_ascii(EMPTY_ROWS)):
+        text = to_json(state)
+        assert from_json(text) == state
         assert json.loads(text)["size"] == 6
-        assert onet.to_json(onet.from_json(text)) == text
+        assert to_json(from_json(text)) == text
 
 
 def test_json__schema_matches_spec():
-    data = json.loads(onet.to_json(onet.from_ascii(OUTSIDE_ONLY_FIRST)))
+    data = json.loads(to_json(from_ascii(OUTSIDE_ONLY_FIRST)))
     assert set(data) == {"size", "board"}
     assert data["board"][0] == ["apple", "cherry", "dragonfruit", "dragonfruit", "cherry", "apple"]
     assert data["board"][5] == [None] * 6
@@ -211,57 +215,57 @@ GOOD_BOARD = [["apple", "apple", None, None, None, None]] + [[None] * 6 for _ in
 )
 def test_json__rejects_malformed(text):
     with pytest.raises(StateError):
-        onet.from_json(text)
+        from_json(text)
 
 
 @pytest.mark.parametrize("value", [None, 6, ["x"], {"size": 6}])
 def test_json__rejects_non_string(value):
     with pytest.raises(StateError):
-        onet.from_json(value)
+        from_json(value)
 
 
 def test_ascii__round_trip_and_errors():
-    state = onet.from_ascii(SOLVABLE_ONLY_OUTSIDE)
-    assert onet.to_ascii(state) == list(SOLVABLE_ONLY_OUTSIDE)
-    assert onet.from_ascii("\n".join(SOLVABLE_ONLY_OUTSIDE)) == state
+    state = from_ascii(SOLVABLE_ONLY_OUTSIDE)
+    assert to_ascii(state) == list(SOLVABLE_ONLY_OUTSIDE)
+    assert from_ascii("\n".join(SOLVABLE_ONLY_OUTSIDE)) == state
     with pytest.raises(StateError):
-        onet.from_ascii(["AX....", *EMPTY_ROWS[1:]])  # unknown letter
+        from_ascii(["AX....", *EMPTY_ROWS[1:]])  # unknown letter
     with pytest.raises(StateError):
-        onet.from_ascii(["A.....", *EMPTY_ROWS[1:]])  # odd count
+        from_ascii(["A.....", *EMPTY_ROWS[1:]])  # odd count
     with pytest.raises(StateError):
-        onet.from_ascii(EMPTY_ROWS[:5])
+        from_ascii(EMPTY_ROWS[:5])
 
 
 def test_fruits__at_least_sixteen_distinct_kinds():
-    assert len(set(onet.FRUITS)) == len(onet.FRUITS) >= 16
-    assert len(set(onet.FRUIT_LETTERS.values())) == len(onet.FRUITS)
-    assert set(onet_render.FRUIT_DRAWINGS) == set(onet.FRUITS)
+    assert len(set(FRUITS)) == len(FRUITS) >= 16
+    assert len(set(FRUIT_LETTERS.values())) == len(FRUITS)
+    assert set(onet_render.FRUIT_DRAWINGS) == set(FRUITS)
 
 
 # --------------------------------------------------------------------------- rules
 
 
 def test_apply_step__removes_pair():
-    state = onet.from_ascii(OUTSIDE_ONLY_FIRST)
-    after = onet.apply_step(state, ((0, 3), (0, 2)))
-    assert onet.to_ascii(after)[0] == "AC..CA"
-    assert onet.to_ascii(after)[1:] == list(OUTSIDE_ONLY_FIRST[1:])
+    state = from_ascii(OUTSIDE_ONLY_FIRST)
+    after = apply_step(state, ((0, 3), (0, 2)))
+    assert to_ascii(after)[0] == "AC..CA"
+    assert to_ascii(after)[1:] == list(OUTSIDE_ONLY_FIRST[1:])
 
 
 def test_apply_step__two_turn_route():
-    state = onet.from_ascii(TWO_TURNS)
-    assert onet.apply_step(state, ((0, 0), (2, 3))).code == "not_connectable"
-    state = onet.apply_step(state, ((1, 1), (1, 2)))
+    state = from_ascii(TWO_TURNS)
+    assert apply_step(state, ((0, 0), (2, 3))).code == "not_connectable"
+    state = apply_step(state, ((1, 1), (1, 2)))
     assert not isinstance(state, Illegal)
-    state = onet.apply_step(state, ((2, 3), (0, 0)))
+    state = apply_step(state, ((2, 3), (0, 0)))
     assert not isinstance(state, Illegal)
-    assert onet.replay(state, [((0, 2), (1, 0))]).feasible
+    assert replay(state, [((0, 2), (1, 0))]).feasible
 
 
 def _code(rows, step):
-    result = onet.apply_step(onet.from_ascii(rows), step)
+    result = apply_step(from_ascii(rows), step)
     assert isinstance(result, Illegal)
-    replayed = onet.replay(onet.from_ascii(rows), [step])
+    replayed = replay(from_ascii(rows), [step])
     assert replayed.error == result.code and replayed.first_invalid_step == 0 and not replayed.feasible
     return result.code
 
@@ -281,8 +285,8 @@ def test_illegal__empty_cell():
 
 
 def test_illegal__empty_cell_after_clearing():
-    state = onet.from_ascii(OUTSIDE_ONLY_FIRST)
-    result = onet.replay(state, [((0, 2), (0, 3)), ((0, 2), (0, 3))])
+    state = from_ascii(OUTSIDE_ONLY_FIRST)
+    result = replay(state, [((0, 2), (0, 3)), ((0, 2), (0, 3))])
     assert (result.error, result.first_invalid_step) == ("empty_cell", 1)
 
 
@@ -292,7 +296,7 @@ def test_illegal__not_identical():
 
 
 def test_illegal__not_connectable_paths_stay_inside_board():
-    state = onet.from_ascii(OUTSIDE_ONLY_FIRST)
+    state = from_ascii(OUTSIDE_ONLY_FIRST)
     assert bf_connect(state.board, (0, 0), (0, 5), outside=True)
     assert not bf_connect(state.board, (0, 0), (0, 5), outside=False)
     assert _code(OUTSIDE_ONLY_FIRST, ((0, 0), (0, 5))) == "not_connectable"
@@ -305,9 +309,9 @@ def test_illegal__not_connectable_three_turns():
 
 
 def test_illegal__not_solved():
-    state = onet.from_ascii(OUTSIDE_ONLY_FIRST)
-    assert onet.replay(state, []) == onet.replay(state, ()) and onet.replay(state, []).error == "not_solved"
-    result = onet.replay(state, [((0, 2), (0, 3))])
+    state = from_ascii(OUTSIDE_ONLY_FIRST)
+    assert replay(state, []) == replay(state, ()) and replay(state, []).error == "not_solved"
+    result = replay(state, [((0, 2), (0, 3))])
     assert (result.feasible, result.error, result.first_invalid_step, result.length) == (False, "not_solved", 1, 1)
 
 
@@ -321,9 +325,9 @@ def test_connectable__matches_bfs_on_random_boards():
     for _ in range(150):
         state = random_board(rng, int(rng.integers(4, 17)))
         for fruit, (a, b) in bf_pairs(state.board).items():
-            result = onet.apply_step(state, (a, b))
+            result = apply_step(state, (a, b))
             expected = bf_connect(state.board, a, b)
-            assert (not isinstance(result, Illegal)) == expected, (onet.to_ascii(state), fruit)
+            assert (not isinstance(result, Illegal)) == expected, (to_ascii(state), fruit)
             if isinstance(result, Illegal):
                 assert result.code == "not_connectable"
             checked += 1
@@ -334,24 +338,24 @@ def test_replay__agrees_with_apply_step_on_random_answers():
     rng = np.random.default_rng(11)
     for _ in range(60):
         state = random_board(rng, int(rng.integers(4, 13)))
-        answer = onet.random_answer(state, rng)
+        answer = random_answer(state, rng)
         if rng.integers(2):
             answer = answer + (((int(rng.integers(-1, 7)), int(rng.integers(-1, 7))), (0, 0)),)
-        result = onet.replay(state, answer)
+        result = replay(state, answer)
         current = state
         for index, step in enumerate(answer):
-            nxt = onet.apply_step(current, step)
+            nxt = apply_step(current, step)
             if isinstance(nxt, Illegal):
                 assert (result.error, result.first_invalid_step) == (nxt.code, index)
                 break
             current = nxt
         else:
-            assert result.feasible == onet.is_goal(current)
+            assert result.feasible == is_goal(current)
 
 
 def test_is_goal__empty_board_only():
-    assert onet.is_goal(onet.from_ascii(EMPTY_ROWS))
-    assert not onet.is_goal(onet.from_ascii(CROSS_LOCK))
+    assert is_goal(from_ascii(EMPTY_ROWS))
+    assert not is_goal(from_ascii(CROSS_LOCK))
 
 
 # --------------------------------------------------------------------------- solver
@@ -359,21 +363,21 @@ def test_is_goal__empty_board_only():
 
 @pytest.mark.parametrize("rows", [OUTSIDE_ONLY_FIRST, TWO_TURNS, CROSS_LOCK, SOLVABLE_ONLY_OUTSIDE, EMPTY_ROWS])
 def test_solve__agrees_with_brute_force_on_fixtures(rows):
-    state = onet.from_ascii(rows)
+    state = from_ascii(rows)
     expected = bf_shortest(state)
-    solution = onet.solve(state)
+    solution = solve(state)
     if expected is None:
         assert solution is None
     else:
         assert solution.optimal_length == expected == len(bf_pairs(state.board))
-        assert onet.replay(state, solution.answer).feasible
+        assert replay(state, solution.answer).feasible
 
 
 def test_solve__edge_rule_matters():
-    state = onet.from_ascii(SOLVABLE_ONLY_OUTSIDE)
+    state = from_ascii(SOLVABLE_ONLY_OUTSIDE)
     assert bf_shortest(state, outside=True) == 6
     assert bf_shortest(state) is None
-    assert onet.solve(state) is None
+    assert solve(state) is None
 
 
 def test_solve__agrees_with_brute_force_on_random_and_generated():
@@ -383,14 +387,14 @@ def test_solve__agrees_with_brute_force_on_random_and_generated():
     outcomes = set()
     for state in states:
         expected = bf_shortest(state)
-        solution = onet.solve(state)
+        solution = solve(state)
         outcomes.add(expected is None)
         if expected is None:
-            assert solution is None, onet.to_ascii(state)
+            assert solution is None, to_ascii(state)
         else:
             assert solution is not None and solution.optimal_length == expected
             assert len(solution.answer) == expected
-            assert onet.replay(state, solution.answer).feasible
+            assert replay(state, solution.answer).feasible
     assert outcomes == {False}
 
 
@@ -399,19 +403,19 @@ def test_solve__agrees_with_exhaustive_search_on_dense_boards():
     outcomes = []
     for _ in range(30):
         state = random_board(rng, int(rng.integers(12, 18)))
-        solution = onet.solve(state)
+        solution = solve(state)
         outcomes.append(bf_clearable(state))
-        assert (solution is not None) == outcomes[-1], onet.to_ascii(state)
+        assert (solution is not None) == outcomes[-1], to_ascii(state)
         if solution is not None:
             assert solution.optimal_length == len(bf_pairs(state.board))
-            assert onet.replay(state, solution.answer).feasible
+            assert replay(state, solution.answer).feasible
     assert 5 <= sum(outcomes) <= 25  # both solvable and unsolvable boards were compared
 
 
 def test_solve__rejects_odd_fruit_counts():
-    bad = onet.OnetState((("apple", None, None, None, None, None),) + ((None,) * 6,) * 5)
+    bad = OnetState((("apple", None, None, None, None, None),) + ((None,) * 6,) * 5)
     with pytest.raises(StateError):
-        onet.solve(bad)
+        solve(bad)
 
 
 # --------------------------------------------------------------------------- generator
@@ -421,26 +425,26 @@ def test_solve__rejects_odd_fruit_counts():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_generate__in_bucket_and_replays(difficulty, seed):
     state = gen(difficulty, seed)
-    low, high = onet.BUCKETS[difficulty]
-    solution = onet.solve(state)
+    low, high = BUCKETS[difficulty]
+    solution = solve(state)
     assert solution is not None and low <= solution.optimal_length <= high
-    result = onet.replay(state, solution.answer)
+    result = replay(state, solution.answer)
     assert result.feasible and result.length == solution.optimal_length == len(solution.answer)
-    states = onet.SPEC.trajectory(state, solution.answer)
-    assert len(states) == solution.optimal_length and onet.is_goal(states[-1])
-    assert onet.SPEC.bucket_of(solution.optimal_length) == difficulty
+    states = SPEC.trajectory(state, solution.answer)
+    assert len(states) == solution.optimal_length and is_goal(states[-1])
+    assert SPEC.bucket_of(solution.optimal_length) == difficulty
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_generate__invariants(difficulty):
     for seed in range(4):
         state = gen(difficulty, seed)
-        onet.from_json(onet.to_json(state))  # full validation: 6x6, known fruits, exactly two each
+        from_json(to_json(state))  # full validation: 6x6, known fruits, exactly two each
         pairs = bf_pairs(state.board)
         assert all(len(cells) == 2 for cells in pairs.values())
         # every step of the stored answer connects inside the board (independent checker)
         board = [list(row) for row in state.board]
-        for a, b in onet.solve(state).answer:
+        for a, b in solve(state).answer:
             assert board[a[0]][a[1]] == board[b[0]][b[1]] is not None
             assert bf_connect(board, a, b, outside=False)
             board[a[0]][a[1]] = board[b[0]][b[1]] = None
@@ -450,21 +454,21 @@ def test_generate__varies_fruits_and_positions():
     states = [gen("medium", seed) for seed in range(20)]
     fruit_sets = {frozenset(bf_pairs(state.board)) for state in states}
     assert len(fruit_sets) == 20
-    assert set().union(*fruit_sets) == set(onet.FRUITS)
+    assert set().union(*fruit_sets) == set(FRUITS)
     corner_use = {state.board[0][0] is not None for state in states}
     assert corner_use == {True, False}
 
 
 def test_generate__no_single_answer_solves_many_rows():
     states = [gen("hard", seed) for seed in range(15)]
-    answers = [onet.solve(state).answer for state in states]
+    answers = [solve(state).answer for state in states]
     for answer in answers:
-        assert sum(onet.replay(state, answer).feasible for state in states) <= 2
+        assert sum(replay(state, answer).feasible for state in states) <= 2
 
 
 def test_generate__bounded_attempts():
     with pytest.raises(GenerationError, match="onet/hard"):
-        onet.generate("hard", np.random.default_rng(0), max_attempts=0)
+        generate("hard", np.random.default_rng(0), max_attempts=0)
 
 
 # --------------------------------------------------------------------------- renderer (golden decode)
@@ -510,48 +514,48 @@ def decode(image):
             assert scores[best] <= TOLERANCE, ((r, c), scores[best], best)
             row.append(best)
         rows.append(tuple(row))
-    return onet.OnetState(tuple(rows))
+    return OnetState(tuple(rows))
 
 
 def test_render__fingerprints_are_distinct():
-    assert set(FINGERPRINTS) == set(onet.FRUITS)
+    assert set(FINGERPRINTS) == set(FRUITS)
     table = {None: EMPTY_FINGERPRINT, **FINGERPRINTS}
     for a, b in itertools.combinations(table, 2):
         assert np.abs(np.array(table[a]) - np.array(table[b])).sum() > 4 * TOLERANCE, (a, b)
 
 
 def test_render__size_and_mode():
-    image = onet.render(gen("easy", 0))
+    image = render(gen("easy", 0))
     assert image.mode == "RGB" and image.size == onet_render.GEOMETRY.size == (560, 560)
 
 
 def test_render__golden_decode_generated():
     for difficulty, seed in (("easy", 0), ("medium", 1), ("hard", 2), ("hard", 5)):
         state = gen(difficulty, seed)
-        assert decode(onet.render(state)) == state
-        for after in onet.SPEC.trajectory(state, onet.solve(state).answer)[:3]:
-            assert decode(onet.render(after)) == after
+        assert decode(render(state)) == state
+        for after in SPEC.trajectory(state, solve(state).answer)[:3]:
+            assert decode(render(after)) == after
 
 
 def test_render__golden_decode_every_fruit_everywhere():
-    fruits = list(onet.FRUITS)
+    fruits = list(FRUITS)
     for shift in (0, 7):
         flat = [fruits[(k + shift) % 18] for k in range(36)]
-        state = onet.OnetState(tuple(tuple(flat[r * 6 : r * 6 + 6]) for r in range(6)))
-        assert decode(onet.render(state)) == state
+        state = OnetState(tuple(tuple(flat[r * 6 : r * 6 + 6]) for r in range(6)))
+        assert decode(render(state)) == state
 
 
 def test_render__empty_cells_plain_and_deterministic():
-    state = onet.from_ascii(EMPTY_ROWS)
-    pixels = np.asarray(onet.render(state))
+    state = from_ascii(EMPTY_ROWS)
+    pixels = np.asarray(render(state))
     assert (pixels == np.array(onet_render.BACKGROUND, dtype=np.uint8)).all()
     state = gen("hard", 9)
-    assert onet.render(state).tobytes() == onet.render(state).tobytes()
+    assert render(state).tobytes() == render(state).tobytes()
 
 
 def test_render__tiles_stay_inside_cells():
     state = gen("hard", 4)
-    pixels = np.asarray(onet.render(state)).astype(int)
+    pixels = np.asarray(render(state)).astype(int)
     for k in range(7):  # cell boundaries carry the background (tiles are inset)
         edge = 16 + k * 88 - (1 if k == 6 else 0)
         assert (pixels[edge, :] == onet_render.BACKGROUND).all()
@@ -579,20 +583,20 @@ ANSWER = (((0, 0), (0, 2)), ((1, 0), (3, 0)))
     ],
 )
 def test_parse__tolerant(text):
-    assert onet.parse_answer(text) == ANSWER
+    assert parse_answer(text) == ANSWER
 
 
 def test_parse__empty_list_is_zero_steps():
-    assert onet.parse_answer("<answer_json>[]</answer_json>") == ()
-    assert onet.replay(gen("easy", 0), ()).error == "not_solved"
+    assert parse_answer("<answer_json>[]</answer_json>") == ()
+    assert replay(gen("easy", 0), ()).error == "not_solved"
 
 
 def test_parse__round_trip():
     for seed in range(3):
-        answer = onet.solve(gen("hard", seed)).answer
-        assert onet.parse_answer(onet.format_answer(answer)) == answer
-        assert json.loads(onet.answer_payload(answer)) == [[list(a), list(b)] for a, b in answer]
-    assert onet.format_answer(ANSWER) == "<answer_json>" + onet.answer_payload(ANSWER) + "</answer_json>"
+        answer = solve(gen("hard", seed)).answer
+        assert parse_answer(format_answer(answer)) == answer
+        assert json.loads(answer_payload(answer)) == [[list(a), list(b)] for a, b in answer]
+    assert format_answer(ANSWER) == "<answer_json>" + answer_payload(ANSWER) + "</answer_json>"
 
 
 @pytest.mark.parametrize(
@@ -607,7 +611,7 @@ def test_parse__round_trip():
 )
 def test_parse__no_answer(text):
     with pytest.raises(AnswerError) as info:
-        onet.parse_answer(text)
+        parse_answer(text)
     assert info.value.code == "no_answer"
 
 
@@ -639,13 +643,13 @@ def test_parse__no_answer(text):
 )
 def test_parse__bad_format(payload):
     with pytest.raises(AnswerError) as info:
-        onet.parse_answer(f"<answer_json>{payload}</answer_json>")
+        parse_answer(f"<answer_json>{payload}</answer_json>")
     assert info.value.code == "bad_format"
 
 
 @pytest.mark.parametrize("payload", ["[[[0,0],[0,1]]]]]]", "[\x00[[0,0],[0,1]]]\ud800", "[[[0,0],[0,1]]] trailing"])
 def test_parse__junk_after_a_complete_list_is_ignored(payload):
-    assert onet.parse_answer(f"<answer_json>{payload}</answer_json>") == (((0, 0), (0, 1)),)
+    assert parse_answer(f"<answer_json>{payload}</answer_json>") == (((0, 0), (0, 1)),)
 
 
 @pytest.mark.parametrize(
@@ -661,7 +665,7 @@ def test_parse__junk_after_a_complete_list_is_ignored(payload):
 )
 def test_parse__hostile_inputs_raise_answer_error_only(text):
     with pytest.raises(AnswerError) as info:
-        onet.parse_answer(text)
+        parse_answer(text)
     assert info.value.code in {"no_answer", "bad_format"}
 
 
@@ -670,17 +674,17 @@ def test_parse__hostile_inputs_raise_answer_error_only(text):
 def test_parse__fuzz_raises_only_answer_error(payload):
     for text in (payload, f"<answer_json>{payload}</answer_json>", f"<ANSWER_JSON>[{payload}]</answer_json>"):
         try:
-            answer = onet.parse_answer(text)
+            answer = parse_answer(text)
         except AnswerError as e:
             assert e.code in {"no_answer", "bad_format"}
         else:
             assert all(isinstance(v, int) for step in answer for cell in step for v in cell)
-            onet.replay(onet.from_ascii(OUTSIDE_ONLY_FIRST), answer)  # never raises
+            replay(from_ascii(OUTSIDE_ONLY_FIRST), answer)  # never raises
 
 
 def test_parse__non_text_is_no_answer():
     with pytest.raises(AnswerError):
-        onet.parse_answer(None)
+        parse_answer(None)
 
 
 # --------------------------------------------------------------------------- prompts and baselines
@@ -689,30 +693,30 @@ def test_parse__non_text_is_no_answer():
 @pytest.mark.parametrize("style", ["text_cot", "direct"])
 def test_question__carries_table_16_without_leaking(style):
     state = gen("hard", 0)
-    text = onet.SPEC.question(state, style)
+    text = SPEC.question(state, style)
     assert "<answer_json>[[[r1,c1],[r2,c2]],[[r3,c3],[r4,c4]]]</answer_json>" in text
     assert "(0,0)" in text and "at most 2 turns" in text and "outside of the board" in text
     # the prompt does not depend on the board, so it cannot reveal a solution
-    assert text == onet.SPEC.question(gen("easy", 1), style)
-    assert onet.SPEC.question(state, "text_cot") != onet.SPEC.question(state, "direct")
+    assert text == SPEC.question(gen("easy", 1), style)
+    assert SPEC.question(state, "text_cot") != SPEC.question(state, "direct")
     with pytest.raises(ValueError):
-        onet.SPEC.question(state, "other")
+        SPEC.question(state, "other")
 
 
 def test_step_format__is_the_authors_step_json():
-    assert onet.format_step(((0, 1), (2, 1))) == "<STEP_JSON>[[0,1],[2,1]]</STEP_JSON>"
-    assert onet.parse_step("the pears: <STEP_JSON>[[0,1], [2,1],]</STEP_JSON>") == ((0, 1), (2, 1))
+    assert format_step(((0, 1), (2, 1))) == "<STEP_JSON>[[0,1],[2,1]]</STEP_JSON>"
+    assert parse_step("the pears: <STEP_JSON>[[0,1], [2,1],]</STEP_JSON>") == ((0, 1), (2, 1))
     with pytest.raises(AnswerError):
-        onet.parse_step("<answer_json>[[[0,1],[2,1]]]</answer_json>")
+        parse_step("<answer_json>[[[0,1],[2,1]]]</answer_json>")
 
 
 def test_random_answer__pairs_the_occupied_cells_at_random():
     state = gen("hard", 1)
-    answer = onet.random_answer(state, np.random.default_rng(0))
-    assert answer == onet.random_answer(state, np.random.default_rng(0))
+    answer = random_answer(state, np.random.default_rng(0))
+    assert answer == random_answer(state, np.random.default_rng(0))
     occupied = {(r, c) for r in range(6) for c in range(6) if state.board[r][c] is not None}
     assert len(answer) == len(bf_pairs(state.board))
     assert {cell for step in answer for cell in step} == occupied
-    orders = {onet.random_answer(state, np.random.default_rng(seed)) for seed in range(5)}
+    orders = {random_answer(state, np.random.default_rng(seed)) for seed in range(5)}
     assert len(orders) == 5
-    assert onet.parse_answer(onet.format_answer(answer)) == answer
+    assert parse_answer(format_answer(answer)) == answer

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections import deque
@@ -13,12 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles import parking
 from vgau_data.puzzles.base import AnswerError, Illegal, replay_steps
-from vgau_data.puzzles.parking import ParkingState, Vehicle, from_ascii, to_ascii
+from vgau_data.puzzles.parking import SPEC
+from vgau_data.puzzles.parking import render as parking_render
+from vgau_data.puzzles.parking.answers import answer_payload, format_answer, format_step, parse_answer, parse_step
+from vgau_data.puzzles.parking.generator import generate
+from vgau_data.puzzles.parking.render import render
+from vgau_data.puzzles.parking.rules import apply_step, is_goal, replay
 from vgau_data.puzzles.parking.search import SearchLimitError
-
-parking_render = importlib.import_module("vgau_data.puzzles.parking.render")  # the package exposes render() itself
+from vgau_data.puzzles.parking.solver import random_answer, solve
+from vgau_data.puzzles.parking.state import OTHER_IDS, ParkingState, Vehicle, from_ascii, from_json, to_ascii, to_json
 
 # ---------------------------------------------------------------------------- fixtures
 
@@ -181,17 +184,17 @@ def _decode(image) -> ParkingState:
 def test_json__round_trip_generated_and_hand_made_states() -> None:
     for rows in HAND_MADE:
         state = from_ascii(rows)
-        assert parking.from_json(parking.to_json(state)) == state
-    state = parking.generate("medium", _rng(3))
-    text = parking.to_json(state)
-    assert parking.from_json(text) == state
-    end = parking.SPEC.trajectory(state, parking.solve(state).answer)[-1]
-    assert parking.from_json(parking.to_json(end)) == end
+        assert from_json(to_json(state)) == state
+    state = generate("medium", _rng(3))
+    text = to_json(state)
+    assert from_json(text) == state
+    end = SPEC.trajectory(state, solve(state).answer)[-1]
+    assert from_json(to_json(end)) == end
 
 
 def test_json__schema_is_spec_section_4() -> None:
     state = from_ascii(LOCKED)
-    obj = json.loads(parking.to_json(state))
+    obj = json.loads(to_json(state))
     assert obj == {
         "size": 8,
         "exit_row": 2,
@@ -203,17 +206,17 @@ def test_json__schema_is_spec_section_4() -> None:
             {"id": "R", "row": 2, "col": 0, "length": 2, "orientation": "h"},
         ],
     }
-    assert parking.to_json(state) == json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    assert to_json(state) == json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
 def test_from_json__sorts_vehicles_by_id() -> None:
-    obj = json.loads(parking.to_json(from_ascii(LOCKED)))
+    obj = json.loads(to_json(from_ascii(LOCKED)))
     obj["vehicles"].reverse()
-    assert parking.from_json(json.dumps(obj)) == from_ascii(LOCKED)
+    assert from_json(json.dumps(obj)) == from_ascii(LOCKED)
 
 
 def _valid_obj() -> dict:
-    return json.loads(parking.to_json(from_ascii(LOCKED)))
+    return json.loads(to_json(from_ascii(LOCKED)))
 
 
 def _with_vehicle(obj: dict, index: int, **changes) -> dict:
@@ -259,13 +262,13 @@ def test_from_json__rejects_malformed_state(mutate) -> None:
     obj = mutate(_valid_obj())
     text = obj if isinstance(obj, str) else json.dumps(obj)
     with pytest.raises(StateError):
-        parking.from_json(text)
+        from_json(text)
 
 
 def test_from_json__rejects_non_string_and_hostile_text() -> None:
     for bad in (b"{}", None, "[" * 100_000, '{"vehicles": ' + "[" * 50_000):
         with pytest.raises(StateError):
-            parking.from_json(bad)  # type: ignore[arg-type]
+            from_json(bad)  # type: ignore[arg-type]
 
 
 def test_ascii__round_trip_and_errors() -> None:
@@ -304,35 +307,35 @@ def test_ascii__round_trip_and_errors() -> None:
     ],
 )
 def test_replay__illegal_codes(rows, steps, code, index) -> None:
-    result = parking.replay(from_ascii(rows), steps)
+    result = replay(from_ascii(rows), steps)
     assert (result.feasible, result.error, result.first_invalid_step) == (False, code, index)
     assert result.length == len(steps)
 
 
 def test_apply_step__illegal_codes_are_values_not_clamps() -> None:
     state = from_ascii(LOCKED)
-    assert parking.apply_step(state, ("Z", "up")) == Illegal("unknown_vehicle", 0)
-    assert parking.apply_step(state, ("R", "down")) == Illegal("against_orientation", 0)
-    assert parking.apply_step(state, ("R", "left")) == Illegal("out_of_bounds", 0)
-    assert parking.apply_step(state, ("A", "up")) == Illegal("blocked", 0)
-    assert parking.apply_step(state, ("A", "north")) == Illegal("unknown_action", 0)
+    assert apply_step(state, ("Z", "up")) == Illegal("unknown_vehicle", 0)
+    assert apply_step(state, ("R", "down")) == Illegal("against_orientation", 0)
+    assert apply_step(state, ("R", "left")) == Illegal("out_of_bounds", 0)
+    assert apply_step(state, ("A", "up")) == Illegal("blocked", 0)
+    assert apply_step(state, ("A", "north")) == Illegal("unknown_action", 0)
 
 
 def test_apply_step__slides_one_cell() -> None:
     state = from_ascii(LOCKED)
-    moved = parking.apply_step(state, ("B", "right"))
+    moved = apply_step(state, ("B", "right"))
     assert to_ascii(moved)[0] == "....BBB."
-    moved = parking.apply_step(parking.apply_step(moved, ("B", "right")), ("A", "up"))
+    moved = apply_step(apply_step(moved, ("B", "right")), ("A", "up"))
     assert [row[4] for row in to_ascii(moved)[:3]] == ["A", "A", "."]
-    assert not parking.is_goal(moved)
-    assert parking.is_goal(from_ascii(PARKED))
+    assert not is_goal(moved)
+    assert is_goal(from_ascii(PARKED))
 
 
 def test_replay__steps_after_the_goal_still_count() -> None:
     state = from_ascii(PARKED)
-    assert parking.replay(state, []).feasible
-    assert parking.replay(state, [("R", "left")]).error == "not_solved"
-    result = parking.replay(state, [("R", "left"), ("R", "right")])
+    assert replay(state, []).feasible
+    assert replay(state, [("R", "left")]).error == "not_solved"
+    result = replay(state, [("R", "left"), ("R", "right")])
     assert result.feasible and result.length == 2
 
 
@@ -342,8 +345,8 @@ def test_replay__codes_are_within_the_spec_set() -> None:
     for rows in HAND_MADE:
         state = from_ascii(rows)
         for _ in range(200):
-            codes.add(parking.replay(state, parking.random_answer(state, rng)).error)
-        codes.add(parking.replay(state, [("Q" if rows is not DENSE else "R", "up")]).error)
+            codes.add(replay(state, random_answer(state, rng)).error)
+        codes.add(replay(state, [("Q" if rows is not DENSE else "R", "up")]).error)
     assert codes <= {None, "unknown_vehicle", "against_orientation", "out_of_bounds", "blocked", "not_solved"}
     assert {"out_of_bounds", "blocked", "not_solved", "against_orientation"} <= codes
 
@@ -355,7 +358,7 @@ STEPS = st.tuples(st.sampled_from(list("ABCDRZ")), st.sampled_from(["up", "down"
 @given(board=st.sampled_from(HAND_MADE), steps=st.lists(STEPS, max_size=30))
 def test_replay__agrees_with_apply_step(board, steps) -> None:
     state = from_ascii(board)
-    assert parking.replay(state, steps) == replay_steps(state, steps, parking.apply_step, parking.is_goal)
+    assert replay(state, steps) == replay_steps(state, steps, apply_step, is_goal)
 
 
 # ---------------------------------------------------------------------------- solver
@@ -365,21 +368,21 @@ def test_replay__agrees_with_apply_step(board, steps) -> None:
 def test_solve__agrees_with_brute_force_on_hand_made_boards(rows) -> None:
     state = from_ascii(rows)
     expected = _brute_optimum(state)
-    solution = parking.solve(state)
+    solution = solve(state)
     if expected is None:
         assert solution is None
         return
     assert solution.optimal_length == expected == len(solution.answer)
-    assert parking.replay(state, solution.answer).feasible
+    assert replay(state, solution.answer).feasible
 
 
 def test_solve__known_optima() -> None:
     # LOCKED: B right twice, A up once, R right six times (A down needs C and D moved: longer).
-    assert parking.solve(from_ascii(LOCKED)).optimal_length == 9
-    assert parking.solve(from_ascii(PARKED)).answer == ()
-    assert parking.solve(from_ascii(NO_WAY)) is None
-    assert parking.solve(from_ascii(GENERATED)).optimal_length == 12
-    assert parking.solve(from_ascii(DENSE)) is None
+    assert solve(from_ascii(LOCKED)).optimal_length == 9
+    assert solve(from_ascii(PARKED)).answer == ()
+    assert solve(from_ascii(NO_WAY)) is None
+    assert solve(from_ascii(GENERATED)).optimal_length == 12
+    assert solve(from_ascii(DENSE)) is None
 
 
 def test_solve__every_red_car_position_agrees_with_brute_force() -> None:
@@ -387,13 +390,13 @@ def test_solve__every_red_car_position_agrees_with_brute_force() -> None:
     for col in range(5):
         vehicles = tuple(Vehicle("R", 7, col, 2, "h") if v.id == "R" else v for v in base.vehicles)
         state = ParkingState(7, vehicles)
-        assert parking.solve(state).optimal_length == _brute_optimum(state)
+        assert solve(state).optimal_length == _brute_optimum(state)
 
 
 def test_solve__search_limit_raises() -> None:
     loose = from_ascii(("A.......", "A.......", "RR......>", "...B....", "...B....", EMPTY, "CC......", EMPTY))
     with pytest.raises(SearchLimitError):
-        parking.solve(loose, max_states=5)
+        solve(loose, max_states=5)
 
 
 def _random_dense_board(rng: np.random.Generator) -> ParkingState:
@@ -401,7 +404,7 @@ def _random_dense_board(rng: np.random.Generator) -> ParkingState:
     exit_row = int(rng.integers(8))
     vehicles = [Vehicle("R", exit_row, int(rng.integers(6)), 2, "h")]
     taken = set(vehicles[0].cells)
-    for vid in parking.OTHER_IDS:
+    for vid in OTHER_IDS:
         for _ in range(200):
             length, orientation = int(rng.integers(2, 4)), "hv"[int(rng.integers(2))]
             car = Vehicle(vid, int(rng.integers(8)), int(rng.integers(8)), length, orientation)
@@ -423,18 +426,18 @@ def test_solve__agrees_with_brute_force_on_random_dense_boards() -> None:
             expected = _brute_optimum(state, limit=1500)
         except _TooBig:  # a large unsolvable cluster: too slow for the brute force
             continue
-        solution = parking.solve(state)
-        assert (solution.optimal_length if solution else None) == expected, parking.to_json(state)
+        solution = solve(state)
+        assert (solution.optimal_length if solution else None) == expected, to_json(state)
         if solution is not None:
-            assert parking.replay(state, solution.answer).feasible
+            assert replay(state, solution.answer).feasible
         outcomes.append(expected)
     assert sum(x is None for x in outcomes) >= 5 and sum(x is not None for x in outcomes) >= 3
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_solve__agrees_with_brute_force_on_generated_states(difficulty) -> None:
-    state = parking.generate(difficulty, _rng(100))
-    assert parking.solve(state).optimal_length == _brute_optimum(state)
+    state = generate(difficulty, _rng(100))
+    assert solve(state).optimal_length == _brute_optimum(state)
 
 
 # ---------------------------------------------------------------------------- generator
@@ -443,30 +446,30 @@ def test_solve__agrees_with_brute_force_on_generated_states(difficulty) -> None:
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_generate__optimum_in_bucket_and_solution_replays(difficulty, seed) -> None:
-    state = parking.generate(difficulty, _rng(seed))
-    low, high = parking.SPEC.buckets[difficulty]
-    solution = parking.SPEC.solve(state)
+    state = generate(difficulty, _rng(seed))
+    low, high = SPEC.buckets[difficulty]
+    solution = SPEC.solve(state)
     assert low <= solution.optimal_length <= high
-    assert parking.SPEC.bucket_of(solution.optimal_length) == difficulty
-    result = parking.replay(state, solution.answer)
+    assert SPEC.bucket_of(solution.optimal_length) == difficulty
+    result = replay(state, solution.answer)
     assert result.feasible and result.length == solution.optimal_length
-    assert len(parking.SPEC.trajectory(state, solution.answer)) == solution.optimal_length
+    assert len(SPEC.trajectory(state, solution.answer)) == solution.optimal_length
     # invariants: canonical, ids A.. (R apart) sorted, R horizontal on the exit row
-    assert parking.from_json(parking.to_json(state)) == state
+    assert from_json(to_json(state)) == state
     ids = [v.id for v in state.vehicles]
     assert ids == sorted(ids) and "R" in ids and len(ids) <= 26
-    assert [i for i in ids if i != "R"] == list(parking.OTHER_IDS[: len(ids) - 1])
+    assert [i for i in ids if i != "R"] == list(OTHER_IDS[: len(ids) - 1])
     red = next(v for v in state.vehicles if v.id == "R")
     assert (red.orientation, red.row, red.length) == ("h", state.exit_row, 2)
 
 
 def test_generate__varies_exit_rows_and_no_answer_fits_many_rows() -> None:
-    states = [parking.generate("medium", _rng(seed)) for seed in range(16)]
+    states = [generate("medium", _rng(seed)) for seed in range(16)]
     assert len({s.exit_row for s in states}) >= 5
     assert len(set(states)) == len(states)
     for state in states:  # no shortcut: one answer solves few rows
-        answer = parking.solve(state).answer
-        assert sum(parking.replay(s, answer).feasible for s in states) <= 2
+        answer = solve(state).answer
+        assert sum(replay(s, answer).feasible for s in states) <= 2
 
 
 # ---------------------------------------------------------------------------- renderer
@@ -474,20 +477,20 @@ def test_generate__varies_exit_rows_and_no_answer_fits_many_rows() -> None:
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_render__decodes_back_to_the_state(difficulty) -> None:
-    state = parking.generate(difficulty, _rng(5))
-    frames = [state, *parking.SPEC.trajectory(state, parking.solve(state).answer)]
+    state = generate(difficulty, _rng(5))
+    frames = [state, *SPEC.trajectory(state, solve(state).answer)]
     for frame in frames:
-        image = parking.render(frame)
+        image = render(frame)
         assert image.mode == "RGB"
         assert image.size == parking_render.GEOMETRY.size == (584, 544)
         assert _decode(image) == frame
-    assert parking.is_goal(frames[-1])
+    assert is_goal(frames[-1])
 
 
 @pytest.mark.parametrize("rows", HAND_MADE)
 def test_render__hand_made_boards_decode(rows) -> None:
     state = from_ascii(rows)
-    assert _decode(parking.render(state)) == state
+    assert _decode(render(state)) == state
 
 
 def test_render__every_id_has_its_own_colour_and_red_is_red() -> None:
@@ -498,8 +501,8 @@ def test_render__every_id_has_its_own_colour_and_red_is_red() -> None:
 
 
 def test_render__is_deterministic() -> None:
-    state = parking.generate("easy", _rng(5))
-    assert parking.render(state).tobytes() == parking.render(state).tobytes()
+    state = generate("easy", _rng(5))
+    assert render(state).tobytes() == render(state).tobytes()
 
 
 # ---------------------------------------------------------------------------- answers
@@ -538,7 +541,7 @@ def test_render__is_deterministic() -> None:
     ],
 )
 def test_parse_answer__tolerant(text, expected) -> None:
-    assert parking.parse_answer(text) == expected
+    assert parse_answer(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -571,7 +574,7 @@ def test_parse_answer__tolerant(text, expected) -> None:
 )
 def test_parse_answer__errors_have_codes(text, code) -> None:
     with pytest.raises(AnswerError) as info:
-        parking.parse_answer(text)
+        parse_answer(text)
     assert info.value.code == code
 
 
@@ -586,7 +589,7 @@ def test_parse_answer__never_raises_other_errors(garbage) -> None:
         f'<ANSWER_JSON>[{{"car": {garbage}, "direction": "up"}}]</ANSWER_JSON>',
     ):
         try:
-            parking.parse_answer(text)
+            parse_answer(text)
         except AnswerError as e:
             assert e.code in {"no_answer", "bad_format", "unknown_action"}
 
@@ -595,13 +598,13 @@ def test_parse_answer__bounded_on_huge_input() -> None:
     step = "{'car': 'A', 'direction': 'up'},"
     for text in ("x" * 10_000_000, "<ANSWER_JSON>[" + step * 400_000 + "]</ANSWER_JSON>", "\x00" * 1_000_000):
         with pytest.raises(AnswerError):
-            parking.parse_answer(text)
+            parse_answer(text)
 
 
 def test_format_answer__round_trips_and_payload_is_compact() -> None:
     answer = (("A", "up"), ("R", "right"), ("B", "down"), ("C", "left"))
-    assert parking.parse_answer(parking.format_answer(answer)) == answer
-    assert parking.answer_payload(answer[:1]) == '[{"car":"A","direction":"up"}]'
+    assert parse_answer(format_answer(answer)) == answer
+    assert answer_payload(answer[:1]) == '[{"car":"A","direction":"up"}]'
 
 
 # ---------------------------------------------------------------------------- prompts and baseline
@@ -609,27 +612,27 @@ def test_format_answer__round_trips_and_payload_is_compact() -> None:
 
 @pytest.mark.parametrize("style", ["text_cot", "direct"])
 def test_question__carries_table_15_with_the_exit_row(style) -> None:
-    state = parking.generate("hard", _rng(2))
-    text = parking.SPEC.question(state, style)
+    state = generate("hard", _rng(2))
+    text = SPEC.question(state, style)
     assert '<ANSWER_JSON>[{"car":"A","direction":"up"},{"car":"R","direction":"right"}]</ANSWER_JSON>' in text
     assert f"row index {state.exit_row}" in text and "8x8" in text and 'red car "R"' in text
     assert "shortest" not in text
-    solution = parking.solve(state)
-    assert parking.answer_payload(solution.answer) not in text
+    solution = solve(state)
+    assert answer_payload(solution.answer) not in text
     assert not re.search(rf"\b{solution.optimal_length} (steps|moves)\b", text)
 
 
 def test_step_format__is_the_authors_step_json() -> None:
-    assert parking.format_step(("R", "right")) == '<STEP_JSON>{"car":"R","direction":"right"}</STEP_JSON>'
-    assert parking.parse_step("<STEP_JSON>{'car': 'b', 'direction': 'U'}</STEP_JSON>") == ("B", "up")
+    assert format_step(("R", "right")) == '<STEP_JSON>{"car":"R","direction":"right"}</STEP_JSON>'
+    assert parse_step("<STEP_JSON>{'car': 'b', 'direction': 'U'}</STEP_JSON>") == ("B", "up")
     with pytest.raises(AnswerError):
-        parking.parse_step('<ANSWER_JSON>[{"car":"B","direction":"up"}]</ANSWER_JSON>')
+        parse_step('<ANSWER_JSON>[{"car":"B","direction":"up"}]</ANSWER_JSON>')
 
 
 def test_random_answer__deterministic_and_along_each_axis() -> None:
     state = from_ascii(LOCKED)
-    first = parking.random_answer(state, _rng(9))
-    assert first == parking.random_answer(state, _rng(9))
+    first = random_answer(state, _rng(9))
+    assert first == random_answer(state, _rng(9))
     assert 4 <= len(first) <= 30
     orientation = {v.id: v.orientation for v in state.vehicles}
     for vid, direction in first:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vgau_data.puzzles import parking
+from vgau_data.puzzles.parking.generator import BUCKETS, GOAL_CAP, _sample_board
 from vgau_data.puzzles.parking.search import (
     EMPTY_LAYER,
     LOW_SLOTS,
@@ -50,8 +50,8 @@ def _boards(count: int) -> list[list]:
     rng = np.random.default_rng(7)
     boards = []
     for index in range(count):
-        difficulty = list(parking.BUCKETS)[index % 3]
-        boards.append(parking._sample_board(int(rng.integers(8)), difficulty, rng))
+        difficulty = list(BUCKETS)[index % 3]
+        boards.append(_sample_board(int(rng.integers(8)), difficulty, rng))
     return boards
 
 
@@ -107,7 +107,7 @@ def test_independent_positions__never_exceeds_the_reachable_count() -> None:
     for cars in _boards(200):
         bound = independent_positions(cars, 0)
         assert bound <= _count_held(cars, bound), cars
-        pruned += bound > parking.GOAL_CAP
+        pruned += bound > GOAL_CAP
     assert 30 <= pruned <= 170  # it decides for many boards, not all
 
 

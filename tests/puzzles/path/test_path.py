@@ -13,9 +13,15 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles import grids, path
+from vgau_data.puzzles import grids
 from vgau_data.puzzles.base import AnswerError, Illegal, Replay, Solution
-from vgau_data.puzzles.path import PathState, PathStep, from_ascii
+from vgau_data.puzzles.path import SPEC
+from vgau_data.puzzles.path.answers import answer_payload, format_answer, format_step, parse_answer, parse_step
+from vgau_data.puzzles.path.generator import BUCKETS, generate
+from vgau_data.puzzles.path.render import END_RGB, FRAME_RGB, GEOMETRY, LETTER_PX, ROAD_RGB, START_RGB, WALL_RGB, render
+from vgau_data.puzzles.path.rules import answer_steps, apply_step, is_goal, replay, trajectory
+from vgau_data.puzzles.path.solver import random_answer, solve
+from vgau_data.puzzles.path.state import PathState, PathStep, from_ascii, from_json, to_ascii, to_json
 from vgau_data.rendering import font
 
 # Fixtures: S start, T end (target), A-E labels, # blocked, . road (a tree).
@@ -64,7 +70,7 @@ def moves_of(cells: list[tuple[int, int]]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def generated() -> dict[str, list[PathState]]:
-    return {d: [path.generate(d, np.random.default_rng(seed)) for seed in SEEDS] for d in path.BUCKETS}
+    return {d: [generate(d, np.random.default_rng(seed)) for seed in SEEDS] for d in BUCKETS}
 
 
 # --------------------------------------------------------------------------- state
@@ -74,23 +80,23 @@ def test_ascii__round_trip() -> None:
     state = from_ascii(TEN)
     assert state.start == (0, 0) and state.end == (7, 9)
     assert state.labels == (("A", (0, 3)), ("B", (2, 6)), ("C", (2, 2)), ("D", (4, 4)), ("E", (7, 1)))
-    assert tuple(path.to_ascii(state)) == TEN
+    assert tuple(to_ascii(state)) == TEN
 
 
 def test_json__round_trip_and_schema() -> None:
     state = from_ascii(TEN)
-    text = path.to_json(state)
+    text = to_json(state)
     obj = json.loads(text)
     assert set(obj) == {"grid", "start", "end", "labels"}
     assert obj["labels"] == {"A": [0, 3], "B": [2, 6], "C": [2, 2], "D": [4, 4], "E": [7, 1]}
     assert obj["start"] == [0, 0] and obj["end"] == [7, 9] and obj["grid"][0] == "..#.######"
-    assert path.from_json(text) == state
+    assert from_json(text) == state
     # a moved marker is serialised (records name the board a step shows), and round-trips
-    moved = path.apply_step(state, PathStep("right"))
-    assert moved.position == (0, 1) and path.from_json(path.to_json(moved)) == moved
-    assert json.loads(path.to_json(moved)) == {**obj, "position": [0, 1], "declared": []}
-    back = path.apply_step(moved, PathStep("left"))
-    assert path.from_json(path.to_json(back)) == back and back.position is None
+    moved = apply_step(state, PathStep("right"))
+    assert moved.position == (0, 1) and from_json(to_json(moved)) == moved
+    assert json.loads(to_json(moved)) == {**obj, "position": [0, 1], "declared": []}
+    back = apply_step(moved, PathStep("left"))
+    assert from_json(to_json(back)) == back and back.position is None
 
 
 @pytest.mark.parametrize(
@@ -121,10 +127,10 @@ def test_json__round_trip_and_schema() -> None:
     ],
 )
 def test_from_json__rejects_malformed(mutate) -> None:
-    obj = json.loads(path.to_json(from_ascii(TEN)))
+    obj = json.loads(to_json(from_ascii(TEN)))
     bad = mutate(obj)
     with pytest.raises(StateError):
-        path.from_json(bad if isinstance(bad, str) else json.dumps(bad))
+        from_json(bad if isinstance(bad, str) else json.dumps(bad))
 
 
 def test_from_ascii__rejects_cycles_and_bad_fixtures() -> None:
@@ -138,44 +144,44 @@ def test_from_ascii__rejects_cycles_and_bad_fixtures() -> None:
 
 def test_replay__feasible_length_is_path_moves() -> None:
     state = from_ascii(TEN)
-    solution = path.solve(state)
+    solution = solve(state)
     assert solution is not None
-    assert path.replay(state, solution.answer) == Replay(True, solution.optimal_length)
-    assert path.replay(from_ascii(FORK), ("A",)) == Replay(True, 3)
+    assert replay(state, solution.answer) == Replay(True, solution.optimal_length)
+    assert replay(from_ascii(FORK), ("A",)) == Replay(True, 3)
 
 
 def test_replay__wrong_label() -> None:
     state = from_ascii(FORK)  # truth: ("A",); B hangs off the path
-    assert path.replay(state, ("B",)) == Replay(False, 1, "wrong_label", 0)
-    assert path.replay(state, ("A", "B")) == Replay(False, 2, "wrong_label", 1)
+    assert replay(state, ("B",)) == Replay(False, 1, "wrong_label", 0)
+    assert replay(state, ("A", "B")) == Replay(False, 2, "wrong_label", 1)
     ten = from_ascii(TEN)
-    truth = path.solve(ten).answer
-    assert path.replay(ten, (truth[0], truth[0])).error == "wrong_label"
-    assert path.replay(ten, tuple(reversed(truth))) == Replay(False, len(truth), "wrong_label", 0)
+    truth = solve(ten).answer
+    assert replay(ten, (truth[0], truth[0])).error == "wrong_label"
+    assert replay(ten, tuple(reversed(truth))) == Replay(False, len(truth), "wrong_label", 0)
 
 
 def test_replay__not_solved_for_a_strict_prefix() -> None:
     ten = from_ascii(TEN)
-    truth = path.solve(ten).answer
+    truth = solve(ten).answer
     assert len(truth) >= 2
-    assert path.replay(ten, truth[:1]) == Replay(False, 1, "not_solved", 1)
-    assert path.replay(from_ascii(FORK), ()) == Replay(False, 0, "not_solved", 0)
+    assert replay(ten, truth[:1]) == Replay(False, 1, "not_solved", 1)
+    assert replay(from_ascii(FORK), ()) == Replay(False, 0, "not_solved", 0)
 
 
 def test_replay__unknown_letter_is_unknown_action() -> None:
-    assert path.replay(from_ascii(FORK), ("Z",)).error == "unknown_action"
-    assert path.replay(from_ascii(FORK), ("AB",)).error == "unknown_action"
-    assert path.replay(from_ascii(FORK), (["A"],)).error == "unknown_action"  # type: ignore[arg-type]
+    assert replay(from_ascii(FORK), ("Z",)).error == "unknown_action"
+    assert replay(from_ascii(FORK), ("AB",)).error == "unknown_action"
+    assert replay(from_ascii(FORK), (["A"],)).error == "unknown_action"  # type: ignore[arg-type]
     with pytest.raises(AnswerError) as info:
-        path.parse_answer("<answer>A,F</answer>")
+        parse_answer("<answer>A,F</answer>")
     assert info.value.code == "unknown_action"
 
 
 def test_replay__empty_answer_when_no_label_on_path() -> None:
     state = from_ascii(["S.T", "#A#"])
-    assert path.solve(state).answer == ()
-    assert path.replay(state, path.parse_answer("<answer></answer>")) == Replay(True, 2)
-    assert path.replay(state, ("A",)) == Replay(False, 1, "wrong_label", 0)
+    assert solve(state).answer == ()
+    assert replay(state, parse_answer("<answer></answer>")) == Replay(True, 2)
+    assert replay(state, ("A",)) == Replay(False, 1, "wrong_label", 0)
 
 
 # --------------------------------------------------------------------------- rules (marker)
@@ -185,37 +191,37 @@ R, L, U, D = (PathStep(move) for move in ("right", "left", "up", "down"))
 
 def test_apply_step__out_of_bounds() -> None:
     state = from_ascii(FORK)
-    assert path.apply_step(state, U) == Illegal("out_of_bounds", 0)
-    assert path.apply_step(state, L) == Illegal("out_of_bounds", 0)
+    assert apply_step(state, U) == Illegal("out_of_bounds", 0)
+    assert apply_step(state, L) == Illegal("out_of_bounds", 0)
 
 
 def test_apply_step__wall() -> None:
     state = from_ascii(FORK)
-    assert path.apply_step(state, D) == Illegal("wall", 0)
-    moved = path.apply_step(state, R)
+    assert apply_step(state, D) == Illegal("wall", 0)
+    moved = apply_step(state, R)
     assert moved.position == (0, 1)
-    assert path.apply_step(moved, D) == Illegal("wall", 0)
-    assert path.apply_step(state, PathStep("north")) == Illegal("unknown_action", 0)  # type: ignore[arg-type]
-    assert path.apply_step(state, "right") == Illegal("unknown_action", 0)  # a bare direction is no step
+    assert apply_step(moved, D) == Illegal("wall", 0)
+    assert apply_step(state, PathStep("north")) == Illegal("unknown_action", 0)  # type: ignore[arg-type]
+    assert apply_step(state, "right") == Illegal("unknown_action", 0)  # a bare direction is no step
 
 
 def test_apply_step__declarations_must_follow_the_on_path_letters() -> None:
     state = from_ascii(FORK)  # on-path letters: A
-    declared = path.apply_step(state, PathStep("right", ("A",)))
+    declared = apply_step(state, PathStep("right", ("A",)))
     assert declared.declared == ("A",) and declared.position == (0, 1)
-    early = path.apply_step(state, R)  # onto A without declaring it
-    assert path.apply_step(early, PathStep("right", ("A",))).declared == ("A",)  # declared late: still a prefix
-    assert path.apply_step(state, PathStep("right", ("B",))) == Illegal("wrong_label", 0)  # off the path
-    assert path.apply_step(declared, PathStep("right", ("A",))) == Illegal("wrong_label", 0)  # declared twice
+    early = apply_step(state, R)  # onto A without declaring it
+    assert apply_step(early, PathStep("right", ("A",))).declared == ("A",)  # declared late: still a prefix
+    assert apply_step(state, PathStep("right", ("B",))) == Illegal("wrong_label", 0)  # off the path
+    assert apply_step(declared, PathStep("right", ("A",))) == Illegal("wrong_label", 0)  # declared twice
 
 
 def test_is_goal__needs_the_destination_and_every_letter_declared() -> None:
     state = from_ascii(FORK)
-    silent = path.apply_step(path.apply_step(path.apply_step(state, R), R), R)
-    assert silent.position == state.end and not path.is_goal(silent)
-    spoken = path.apply_step(path.apply_step(path.apply_step(state, PathStep("right", ("A",))), R), R)
-    assert path.is_goal(spoken)
-    back = path.apply_step(path.apply_step(state, R), L)
+    silent = apply_step(apply_step(apply_step(state, R), R), R)
+    assert silent.position == state.end and not is_goal(silent)
+    spoken = apply_step(apply_step(apply_step(state, PathStep("right", ("A",))), R), R)
+    assert is_goal(spoken)
+    back = apply_step(apply_step(state, R), L)
     assert back.position is None and back.declared == ()  # back at the start: position None again
 
 
@@ -224,35 +230,35 @@ def test_replay_walk__a_walk_that_stops_short_is_never_feasible() -> None:
     # One correct step onto the only on-path label (declared), then nothing: every letter is right,
     # but the marker never reaches the destination.
     short = (PathStep("right", ("A",)),)
-    assert path.replay(state, short) == Replay(False, 1, "not_solved", 1)
-    verdict = path.replay(state, path.parse_answer(path.format_answer(short)))
+    assert replay(state, short) == Replay(False, 1, "not_solved", 1)
+    verdict = replay(state, parse_answer(format_answer(short)))
     assert not verdict.feasible
     illegal = (PathStep("right", ("A",)), PathStep("up"))
-    assert path.replay(state, illegal) == Replay(False, 2, "out_of_bounds", 1)
+    assert replay(state, illegal) == Replay(False, 2, "out_of_bounds", 1)
     full = (PathStep("right", ("A",)), R, R)
-    assert path.replay(state, full) == Replay(True, 3)
-    assert path.replay(state, (R, R, R)) == Replay(False, 3, "not_solved", 3)  # arrived, A never declared
+    assert replay(state, full) == Replay(True, 3)
+    assert replay(state, (R, R, R)) == Replay(False, 3, "not_solved", 3)  # arrived, A never declared
     detour = (PathStep("right", ("A",)), R, D, U, R)  # into the side road and back: feasible, 2 moves longer
-    assert path.replay(state, detour) == Replay(True, 5)
-    assert path.replay(state, (R, PathStep("right", ("B",)))) == Replay(False, 2, "wrong_label", 1)
+    assert replay(state, detour) == Replay(True, 5)
+    assert replay(state, (R, PathStep("right", ("B",)))) == Replay(False, 2, "wrong_label", 1)
 
 
 def test_answer_steps__walk_the_route_declaring_its_letters() -> None:
     state = from_ascii(FORK)
-    walk = path.answer_steps(state, ("A",))
+    walk = answer_steps(state, ("A",))
     assert walk == (PathStep("right", ("A",)), R, R)
-    assert path.answer_steps(state, walk) == walk
+    assert answer_steps(state, walk) == walk
     with pytest.raises(ValueError, match="not the on-path letters"):
-        path.answer_steps(state, ("B",))
+        answer_steps(state, ("B",))
 
 
 def test_trajectory__marker_walks_the_true_path_whatever_the_answer() -> None:
     state = from_ascii(FORK)
     for answer in (("A",), ("B", "C"), ()):
-        states = path.trajectory(state, answer)
+        states = trajectory(state, answer)
         assert [s.position for s in states] == [(0, 1), (0, 2), (0, 3)]
         assert [s.declared for s in states] == [("A",), ("A",), ("A",)]
-        assert path.is_goal(states[-1])
+        assert is_goal(states[-1])
 
 
 # --------------------------------------------------------------------------- solver
@@ -277,62 +283,62 @@ def test_solve__agrees_with_brute_force_dfs() -> None:
         routes = brute_route_letters(state)
         assert len(routes) == 1
         letters, moves = routes[0]
-        solution = path.solve(state)
+        solution = solve(state)
         assert solution is not None and solution.answer == letters and solution.optimal_length == moves
-        assert path.replay(state, letters) == Replay(True, moves)
+        assert replay(state, letters) == Replay(True, moves)
 
 
 def test_solve__hand_made() -> None:
     # S -> (0,1) -> down to row 2 -> C -> down column 3 -> D -> down column 5 -> along row 7 -> T;
     # A, B and E hang on side roads.
-    assert path.solve(from_ascii(TEN)) == Solution(("C", "D"), 16)
-    assert path.solve(PathState(("S#T",), (0, 0), (0, 2), ())) is None
+    assert solve(from_ascii(TEN)) == Solution(("C", "D"), 16)
+    assert solve(PathState(("S#T",), (0, 0), (0, 2), ())) is None
 
 
 # --------------------------------------------------------------------------- generator
 
 
-@pytest.mark.parametrize("difficulty", list(path.BUCKETS))
+@pytest.mark.parametrize("difficulty", list(BUCKETS))
 def test_generate__optimum_in_bucket_and_invariants(generated, difficulty: str) -> None:
-    low, high = path.BUCKETS[difficulty]
+    low, high = BUCKETS[difficulty]
     for state in generated[difficulty]:
-        solution = path.solve(state)
+        solution = solve(state)
         assert solution is not None and low <= solution.optimal_length <= high
         routes = brute_route_letters(state)
         assert routes == [(solution.answer, solution.optimal_length)]  # unique simple path
-        assert path.replay(state, solution.answer) == Replay(True, solution.optimal_length)
+        assert replay(state, solution.answer) == Replay(True, solution.optimal_length)
         assert [letter for letter, _ in state.labels] == list("ABCDE")
         cells = [cell for _, cell in state.labels]
         assert len(set(cells)) == 5 and state.start not in cells and state.end not in cells
         assert all(state.grid[r][c] == "." for r, c in cells)
         assert 1 <= len(solution.answer) <= 4  # at least one label on and one off the path
-        assert path.from_json(path.to_json(state)) == state  # includes the tree check
-        states = path.trajectory(state, solution.answer)
-        assert len(states) == solution.optimal_length and path.is_goal(states[-1])
+        assert from_json(to_json(state)) == state  # includes the tree check
+        states = trajectory(state, solution.answer)
+        assert len(states) == solution.optimal_length and is_goal(states[-1])
         cells = [state.start] + [s.position for s in states]
-        walk = path.answer_steps(state, solution.answer)
+        walk = answer_steps(state, solution.answer)
         assert [step.move for step in walk] == moves_of(cells)
         assert tuple(letter for step in walk for letter in step.hit_labels) == solution.answer
-        assert path.replay(state, walk) == Replay(True, solution.optimal_length)
+        assert replay(state, walk) == Replay(True, solution.optimal_length)
         final = state
         for step in walk:
-            final = path.apply_step(final, step)
+            final = apply_step(final, step)
         assert final == states[-1]
 
 
 def test_generate__no_shortcuts() -> None:
     states = [  # rows as a build makes them: slot i of each bucket
-        path.generate(d, np.random.default_rng(200 + i), path.SPEC.slot(d, i))
+        generate(d, np.random.default_rng(200 + i), SPEC.slot(d, i))
         for d in ("medium", "hard")
         for i in range(40)
     ]
-    answers = [path.solve(s).answer for s in states]
+    answers = [solve(s).answer for s in states]
     assert Counter(answers).most_common(1)[0][1] <= 4
     multi = [a for a in answers if len(a) >= 2]
     assert any(list(a) != sorted(a) for a in multi) and any(list(a) == sorted(a) for a in multi)
     assert Counter(len(a) for a in answers).most_common(1)[0][1] <= 0.6 * len(answers)
     assert len({s.start for s in states}) >= 30 and len({s.end for s in states}) >= 30
-    assert len({path.solve(s).optimal_length for s in states[40:]}) >= 6
+    assert len({solve(s).optimal_length for s in states[40:]}) >= 6
 
 
 # --------------------------------------------------------------------------- render
@@ -340,10 +346,10 @@ def test_generate__no_shortcuts() -> None:
 
 def _template(letter: str) -> set[tuple[int, int]]:
     """Pixel offsets (within a cell) covered by ``letter``, drawn here independently."""
-    mask = Image.new("L", (path.GEOMETRY.cell_px,) * 2, 0)
-    half = path.GEOMETRY.cell_px // 2
+    mask = Image.new("L", (GEOMETRY.cell_px,) * 2, 0)
+    half = GEOMETRY.cell_px // 2
     ImageDraw.Draw(mask).text(
-        (half, half), letter, font=font(path.LETTER_PX), fill=255, anchor="mm", stroke_width=1, stroke_fill=255
+        (half, half), letter, font=font(LETTER_PX), fill=255, anchor="mm", stroke_width=1, stroke_fill=255
     )
     return {(x, y) for x in range(mask.width) for y in range(mask.height) if mask.getpixel((x, y)) >= 128}
 
@@ -355,22 +361,22 @@ def decode(image: Image.Image) -> tuple[tuple[str, ...], tuple[int, int], tuple[
     """Rebuild (grid, marker cell, destination, labels) from the palette, cell by cell."""
     pixels = image.load()
     array = np.asarray(image)
-    geometry = path.GEOMETRY
+    geometry = GEOMETRY
     grid, here, end, labels = [], None, None, []
     for r in range(10):
         row = ""
         for c in range(10):
             x0, y0, x1, y1 = geometry.cell_box((r, c))
             corner = pixels[x0 + 2, y0 + 2]  # never covered by a mark
-            assert corner in (path.WALL_RGB, path.ROAD_RGB), (r, c, corner)
-            row += "#" if corner == path.WALL_RGB else "."
-            if corner == path.WALL_RGB:
+            assert corner in (WALL_RGB, ROAD_RGB), (r, c, corner)
+            row += "#" if corner == WALL_RGB else "."
+            if corner == WALL_RGB:
                 continue
             cell = array[y0 : y1 + 1, x0 : x1 + 1].astype(int)
-            if (cell == path.START_RGB).all(axis=2).sum() > 50:  # the orange marker triangle
+            if (cell == START_RGB).all(axis=2).sum() > 50:  # the orange marker triangle
                 assert here is None
                 here = (r, c)
-            if pixels[x0 + 8, y1 - 5] == path.END_RGB:  # a base corner of the blue triangle
+            if pixels[x0 + 8, y1 - 5] == END_RGB:  # a base corner of the blue triangle
                 end = (r, c)
             ys, xs = np.nonzero(cell.sum(axis=2) < 3 * 105)  # black letter ink, on road or marker
             ink = set(zip(xs.tolist(), ys.tolist()))
@@ -387,25 +393,25 @@ def decode(image: Image.Image) -> tuple[tuple[str, ...], tuple[int, int], tuple[
 def test_render__decodes_back_to_state_and_the_marker_is_the_start_triangle(generated) -> None:
     for states in generated.values():
         for state in states:
-            image = path.render(state)
-            assert image.mode == "RGB" and image.size == path.GEOMETRY.size == (552, 552)
+            image = render(state)
+            assert image.mode == "RGB" and image.size == GEOMETRY.size == (552, 552)
             assert decode(image) == (state.grid, state.start, state.end, state.labels)
-            for step_state in path.trajectory(state, ()):
-                assert decode(path.render(step_state)) == (state.grid, step_state.position, state.end, state.labels)
+            for step_state in trajectory(state, ()):
+                assert decode(render(step_state)) == (state.grid, step_state.position, state.end, state.labels)
     state = from_ascii(TEN)
     on_letter = state
     for step in (R, D, D, R):  # onto C at (2, 2): the letter is drawn over the marker
-        on_letter = path.apply_step(on_letter, step)
-    assert decode(path.render(on_letter)) == (state.grid, (2, 2), state.end, state.labels)
+        on_letter = apply_step(on_letter, step)
+    assert decode(render(on_letter)) == (state.grid, (2, 2), state.end, state.labels)
 
 
 def test_render__pure_and_frame() -> None:
     state = from_ascii(TEN)
-    image = path.render(state)
-    assert image.tobytes() == path.render(state).tobytes()
-    assert image.getpixel((2, 2)) == path.FRAME_RGB
-    x0, y0, _, _ = path.GEOMETRY.cell_box((0, 1))
-    assert image.getpixel((x0, y0 + 2)) == path.ROAD_RGB  # no grid lines
+    image = render(state)
+    assert image.tobytes() == render(state).tobytes()
+    assert image.getpixel((2, 2)) == FRAME_RGB
+    x0, y0, _, _ = GEOMETRY.cell_box((0, 1))
+    assert image.getpixel((x0, y0 + 2)) == ROAD_RGB  # no grid lines
 
 
 # --------------------------------------------------------------------------- answers
@@ -427,7 +433,7 @@ def test_render__pure_and_frame() -> None:
     ],
 )
 def test_parse_answer__tolerant(text: str, expected: tuple[str, ...]) -> None:
-    assert path.parse_answer(text) == expected
+    assert parse_answer(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -445,7 +451,7 @@ def test_parse_answer__tolerant(text: str, expected: tuple[str, ...]) -> None:
 )
 def test_parse_answer__errors(text: str, code: str) -> None:
     with pytest.raises(AnswerError) as info:
-        path.parse_answer(text)
+        parse_answer(text)
     assert info.value.code == code
 
 
@@ -464,7 +470,7 @@ def test_parse_answer__errors(text: str, code: str) -> None:
 def test_parse_answer__hostile_inputs_fail_fast(text: str) -> None:
     began = time.perf_counter()
     try:
-        path.parse_answer(text)
+        parse_answer(text)
     except AnswerError as e:
         assert e.code in ("no_answer", "bad_format", "unknown_action")
     assert time.perf_counter() - began < 2.0
@@ -475,23 +481,23 @@ def test_parse_answer__hostile_inputs_fail_fast(text: str) -> None:
 def test_parse_answer__never_raises_anything_else(text: str) -> None:
     for candidate in (text, f"<answer>{text}</answer>"):
         try:
-            path.parse_answer(candidate)
+            parse_answer(candidate)
         except AnswerError:
             pass
 
 
 def test_format_answer__round_trips() -> None:
     for answer in (("A", "C"), ("E",), ()):
-        assert path.parse_answer(path.format_answer(answer)) == answer
-    assert path.format_answer(("A", "C")) == "<answer>A,C</answer>"
-    assert path.answer_payload(("A", "C")) == '["A","C"]'
+        assert parse_answer(format_answer(answer)) == answer
+    assert format_answer(("A", "C")) == "<answer>A,C</answer>"
+    assert answer_payload(("A", "C")) == '["A","C"]'
 
 
 def test_step_format__is_the_papers_step_json_with_hit_labels() -> None:
-    step = path.parse_step('Going on. <STEP_JSON>{"move": "Up", "hit_labels": ["c"]}</STEP_JSON>')
+    step = parse_step('Going on. <STEP_JSON>{"move": "Up", "hit_labels": ["c"]}</STEP_JSON>')
     assert step == PathStep("up", ("C",))
-    assert path.format_step(step) == '<STEP_JSON>{"move":"up","hit_labels":["C"]}</STEP_JSON>'
-    assert path.parse_step('<STEP_JSON>{"move":"left"}</STEP_JSON>') == PathStep("left")
+    assert format_step(step) == '<STEP_JSON>{"move":"up","hit_labels":["C"]}</STEP_JSON>'
+    assert parse_step('<STEP_JSON>{"move":"left"}</STEP_JSON>') == PathStep("left")
     for text, code in [
         ("up", "no_answer"),
         ('<STEP_JSON>{"move":"north","hit_labels":[]}</STEP_JSON>', "unknown_action"),
@@ -499,21 +505,21 @@ def test_step_format__is_the_papers_step_json_with_hit_labels() -> None:
         ('<STEP_JSON>{"move":"up","hit_labels":["Z"]}</STEP_JSON>', "unknown_action"),
     ]:
         with pytest.raises(AnswerError) as info:
-            path.parse_step(text)
+            parse_step(text)
         assert info.value.code == code
 
 
 def test_parse_answer__a_walk_without_answer_tags_and_letters_win_over_steps() -> None:
     walk = (PathStep("right", ("A",)), PathStep("right"))
-    text = path.format_answer(walk)
-    assert "<answer>" not in text and path.parse_answer(text) == walk
-    assert path.parse_answer(text + "\n<answer>A</answer>") == ("A",)
+    text = format_answer(walk)
+    assert "<answer>" not in text and parse_answer(text) == walk
+    assert parse_answer(text + "\n<answer>A</answer>") == ("A",)
     with pytest.raises(AnswerError) as info:
-        path.parse_answer(path.format_step(PathStep("up")) * 1001)
+        parse_answer(format_step(PathStep("up")) * 1001)
     assert info.value.code == "bad_format"
     began = time.perf_counter()
     with pytest.raises(AnswerError):
-        path.parse_answer("<STEP_JSON>" * 300_000)  # no closing tag: one scan, then no answer
+        parse_answer("<STEP_JSON>" * 300_000)  # no closing tag: one scan, then no answer
     assert time.perf_counter() - began < 2.0
 
 
@@ -522,22 +528,22 @@ def test_parse_answer__a_walk_without_answer_tags_and_letters_win_over_steps() -
 
 def test_question__carries_table_14_and_no_leak(generated) -> None:
     state = generated["hard"][0]
-    truth = ",".join(path.solve(state).answer)
+    truth = ",".join(solve(state).answer)
     for style in ("text_cot", "direct"):
-        text = path.SPEC.question(state, style)
+        text = SPEC.question(state, style)
         assert "<answer>A,C</answer>" in text and "simple path" in text and "orange triangle" in text
         assert "tree" not in text and "shortest" not in text
         if len(truth) > 3:
             assert truth not in text
-    assert "Reason briefly" in path.SPEC.question(state, "text_cot")
-    assert "Reason" not in path.SPEC.question(state, "direct")
+    assert "Reason briefly" in SPEC.question(state, "text_cot")
+    assert "Reason" not in SPEC.question(state, "direct")
     with pytest.raises(ValueError):
-        path.SPEC.question(state, "verbose")  # type: ignore[arg-type]
+        SPEC.question(state, "verbose")  # type: ignore[arg-type]
 
 
 def test_random_answer__letters_and_deterministic(generated) -> None:
     state = generated["medium"][0]
-    first = path.random_answer(state, np.random.default_rng(5))
-    assert first == path.random_answer(state, np.random.default_rng(5))
+    first = random_answer(state, np.random.default_rng(5))
+    assert first == random_answer(state, np.random.default_rng(5))
     assert 1 <= len(first) <= 5 and len(set(first)) == len(first) and set(first) <= set("ABCDE")
-    assert path.parse_answer(path.format_answer(first)) == first
+    assert parse_answer(format_answer(first)) == first

@@ -12,9 +12,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles import sokoban
 from vgau_data.puzzles.base import AnswerError, Illegal, replay_steps
-from vgau_data.puzzles.sokoban import SokobanState, from_ascii, to_ascii
+from vgau_data.puzzles.sokoban import SPEC
+from vgau_data.puzzles.sokoban.answers import answer_payload, format_answer, parse_answer
+from vgau_data.puzzles.sokoban.generator import INNER_WALLS, _distances, generate
+from vgau_data.puzzles.sokoban.render import (
+    BRICK,
+    BRICK_DARK,
+    FRAME_ON_TARGET,
+    GEOMETRY,
+    MORTAR,
+    SAND,
+    SHIRT,
+    TARGET_GREEN,
+    WOOD_DARK,
+    labelled_cells,
+    render,
+)
+from vgau_data.puzzles.sokoban.rules import apply_step, is_goal, replay
+from vgau_data.puzzles.sokoban.solver import _index, random_answer, solve
+from vgau_data.puzzles.sokoban.state import SIZE, SokobanState, from_ascii, from_json, to_ascii, to_json
 
 # ---------------------------------------------------------------------------- fixtures
 
@@ -102,7 +119,7 @@ def _all_placements(state: SokobanState) -> list[SokobanState]:
 def _decode(image, grid_shape=(10, 10)) -> SokobanState:
     """Rebuild the state from rendered pixels sampled at fixed points of each cell."""
     px = image.load()
-    geometry = sokoban.GEOMETRY
+    geometry = GEOMETRY
     rows, cells = [], {"player": [], "box": [], "target": []}
     for r in range(grid_shape[0]):
         row = ""
@@ -111,22 +128,22 @@ def _decode(image, grid_shape=(10, 10)) -> SokobanState:
             frame = px[x0 + 6, y0 + 26]  # left edge of a crate
             centre = px[x0 + 26, y0 + 26]  # body of the person, crossing of the X
             arm = px[x0 + 10, y0 + 10]  # upper-left arm of the target X
-            if frame in (sokoban.WOOD_DARK, sokoban.FRAME_ON_TARGET):
+            if frame in (WOOD_DARK, FRAME_ON_TARGET):
                 cells["box"].append((r, c))
-                if frame == sokoban.FRAME_ON_TARGET:
+                if frame == FRAME_ON_TARGET:
                     cells["target"].append((r, c))
                 row += "."
-            elif frame in (sokoban.BRICK, sokoban.BRICK_DARK, sokoban.MORTAR):
+            elif frame in (BRICK, BRICK_DARK, MORTAR):
                 row += "#"
-            elif centre == sokoban.SHIRT:
+            elif centre == SHIRT:
                 cells["player"].append((r, c))
-                if arm == sokoban.TARGET_GREEN:
+                if arm == TARGET_GREEN:
                     cells["target"].append((r, c))
                 row += "."
-            elif centre == sokoban.TARGET_GREEN:
+            elif centre == TARGET_GREEN:
                 cells["target"].append((r, c))
                 row += "."
-            elif centre == sokoban.SAND:
+            elif centre == SAND:
                 row += "."
             else:
                 raise AssertionError(f"cell {(r, c)}: unknown pixels {frame} {centre}")
@@ -141,26 +158,26 @@ def _decode(image, grid_shape=(10, 10)) -> SokobanState:
 
 def test_json__round_trip_generated_and_solved_states() -> None:
     for difficulty in ("easy", "hard"):
-        state = sokoban.generate(difficulty, _rng(3))
-        text = sokoban.to_json(state)
-        assert sokoban.from_json(text) == state
+        state = generate(difficulty, _rng(3))
+        text = to_json(state)
+        assert from_json(text) == state
         assert json.loads(text).keys() == {"grid", "player", "box", "target"}
-        end = sokoban.SPEC.trajectory(state, sokoban.solve(state).answer)[-1]
-        assert sokoban.from_json(sokoban.to_json(end)) == end
+        end = SPEC.trajectory(state, solve(state).answer)[-1]
+        assert from_json(to_json(end)) == end
 
 
 def test_json__schema_is_spec_section_4() -> None:
-    state = sokoban.generate("easy", _rng(0))
-    obj = json.loads(sokoban.to_json(state))
+    state = generate("easy", _rng(0))
+    obj = json.loads(to_json(state))
     assert obj["grid"] == list(state.grid)
     assert obj["player"] == list(state.player)
     assert obj["box"] == list(state.box)
     assert obj["target"] == list(state.target)
-    assert sokoban.to_json(state) == json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    assert to_json(state) == json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
 def _valid_obj() -> dict:
-    return json.loads(sokoban.to_json(sokoban.generate("easy", _rng(0))))
+    return json.loads(to_json(generate("easy", _rng(0))))
 
 
 def _floor_cells(obj: dict) -> list[list[int]]:
@@ -198,13 +215,13 @@ def test_from_json__rejects_malformed_state(mutate) -> None:
     obj = mutate(_valid_obj())
     text = obj if isinstance(obj, str) else json.dumps(obj)
     with pytest.raises(StateError):
-        sokoban.from_json(text)
+        from_json(text)
 
 
 def test_from_json__rejects_non_string_and_hostile_text() -> None:
     for bad in (b"{}", None, "[" * 100_000, '{"grid": ' + "[" * 50_000):
         with pytest.raises(StateError):
-            sokoban.from_json(bad)  # type: ignore[arg-type]
+            from_json(bad)  # type: ignore[arg-type]
 
 
 def test_ascii__round_trip_and_markers() -> None:
@@ -236,43 +253,43 @@ def test_ascii__round_trip_and_markers() -> None:
     ],
 )
 def test_replay__illegal_codes(rows, steps, code, index) -> None:
-    result = sokoban.replay(from_ascii(rows), steps)
+    result = replay(from_ascii(rows), steps)
     assert (result.feasible, result.error, result.first_invalid_step) == (False, code, index)
     assert result.length == len(steps)
 
 
 def test_replay__box_off_the_board_is_box_blocked() -> None:
     state = from_ascii(["P.", "B.", "T."])
-    result = sokoban.replay(state, ["down", "down", "down"])  # onto the target, then off the board
+    result = replay(state, ["down", "down", "down"])  # onto the target, then off the board
     assert (result.error, result.first_invalid_step) == ("box_blocked", 1)
-    assert sokoban.replay(from_ascii([".P", ".B", "T."]), ["down"]).error == "not_solved"
-    assert sokoban.replay(from_ascii(["TP", ".B"]), ["down"]).error == "box_blocked"
+    assert replay(from_ascii([".P", ".B", "T."]), ["down"]).error == "not_solved"
+    assert replay(from_ascii(["TP", ".B"]), ["down"]).error == "box_blocked"
 
 
 def test_apply_step__illegal_codes_are_values_not_clamps() -> None:
-    assert sokoban.apply_step(from_ascii(CORRIDOR), "left") == Illegal("out_of_bounds", 0)
-    assert sokoban.apply_step(from_ascii(ROOM), "left") == Illegal("wall", 0)
-    assert sokoban.apply_step(from_ascii(["TP", ".B"]), "down") == Illegal("box_blocked", 0)
-    assert sokoban.apply_step(from_ascii(["PB#", "..T"]), "right") == Illegal("box_blocked", 0)
-    assert sokoban.apply_step(from_ascii(CORRIDOR), "north") == Illegal("unknown_action", 0)
+    assert apply_step(from_ascii(CORRIDOR), "left") == Illegal("out_of_bounds", 0)
+    assert apply_step(from_ascii(ROOM), "left") == Illegal("wall", 0)
+    assert apply_step(from_ascii(["TP", ".B"]), "down") == Illegal("box_blocked", 0)
+    assert apply_step(from_ascii(["PB#", "..T"]), "right") == Illegal("box_blocked", 0)
+    assert apply_step(from_ascii(CORRIDOR), "north") == Illegal("unknown_action", 0)
 
 
 def test_apply_step__walk_and_push() -> None:
     state = from_ascii(ROOM)
-    walked = sokoban.apply_step(state, "down")
+    walked = apply_step(state, "down")
     assert (walked.player, walked.box) == ((2, 1), (2, 2))
-    pushed = sokoban.apply_step(walked, "right")
+    pushed = apply_step(walked, "right")
     assert (pushed.player, pushed.box) == ((2, 2), (2, 3))
-    assert not sokoban.is_goal(pushed)
-    assert sokoban.is_goal(from_ascii(["P*"]))
+    assert not is_goal(pushed)
+    assert is_goal(from_ascii(["P*"]))
 
 
 def test_replay__steps_after_the_goal_still_count() -> None:
     state = from_ascii(["P.BT."])
-    assert sokoban.replay(state, ["right", "right"]).feasible
-    assert sokoban.replay(state, ["right", "right", "right"]).error == "not_solved"
-    assert sokoban.replay(state, ["right", "right", "left"]).feasible
-    assert sokoban.replay(state, ["right", "right", "left"]).length == 3
+    assert replay(state, ["right", "right"]).feasible
+    assert replay(state, ["right", "right", "right"]).error == "not_solved"
+    assert replay(state, ["right", "right", "left"]).feasible
+    assert replay(state, ["right", "right", "left"]).length == 3
 
 
 def test_replay__codes_are_within_the_spec_set() -> None:
@@ -281,7 +298,7 @@ def test_replay__codes_are_within_the_spec_set() -> None:
     for rows in HAND_MADE:
         state = from_ascii(rows)
         for _ in range(200):
-            codes.add(sokoban.replay(state, sokoban.random_answer(state, rng)).error)
+            codes.add(replay(state, random_answer(state, rng)).error)
     assert codes <= {None, "out_of_bounds", "wall", "box_blocked", "not_solved"}
     assert {"out_of_bounds", "wall", "box_blocked", "not_solved"} <= codes
 
@@ -293,7 +310,7 @@ def test_replay__codes_are_within_the_spec_set() -> None:
 )
 def test_replay__agrees_with_apply_step(board, steps) -> None:
     state = from_ascii(board)
-    assert sokoban.replay(state, steps) == replay_steps(state, steps, sokoban.apply_step, sokoban.is_goal)
+    assert replay(state, steps) == replay_steps(state, steps, apply_step, is_goal)
 
 
 # ---------------------------------------------------------------------------- solver
@@ -303,36 +320,36 @@ def test_replay__agrees_with_apply_step(board, steps) -> None:
 def test_solve__agrees_with_brute_force_on_every_placement(rows) -> None:
     for state in _all_placements(from_ascii(rows)):
         expected = _brute_optimum(state)
-        solution = sokoban.solve(state)
+        solution = solve(state)
         if expected is None:
             assert solution is None
             continue
         assert solution is not None
         assert solution.optimal_length == expected == len(solution.answer)
-        assert sokoban.replay(state, solution.answer).feasible or expected == 0
+        assert replay(state, solution.answer).feasible or expected == 0
 
 
 def test_solve__known_optima() -> None:
-    assert sokoban.solve(from_ascii(CORRIDOR)).optimal_length == 2
-    assert sokoban.solve(from_ascii(DEAD)) is None
-    assert sokoban.solve(from_ascii(["P*"])).answer == ()
+    assert solve(from_ascii(CORRIDOR)).optimal_length == 2
+    assert solve(from_ascii(DEAD)) is None
+    assert solve(from_ascii(["P*"])).answer == ()
     # DETOUR: the box at (3,2) must go up the left column: walk around and push.
-    assert sokoban.solve(from_ascii(DETOUR)).optimal_length == _brute_optimum(from_ascii(DETOUR))
+    assert solve(from_ascii(DETOUR)).optimal_length == _brute_optimum(from_ascii(DETOUR))
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_solve__agrees_with_brute_force_on_generated_states(seed) -> None:
     for difficulty in ("easy", "medium", "hard"):
-        state = sokoban.generate(difficulty, _rng(100 + seed))
-        assert sokoban.solve(state).optimal_length == _brute_optimum(state)
+        state = generate(difficulty, _rng(100 + seed))
+        assert solve(state).optimal_length == _brute_optimum(state)
 
 
 def test_retrograde_distances__match_brute_force_on_a_whole_map() -> None:
-    state = sokoban.generate("medium", _rng(11))
-    dist, pushes = sokoban._distances(state.grid, state.target)
-    n = (sokoban.SIZE + 2) ** 2
+    state = generate("medium", _rng(11))
+    dist, pushes = _distances(state.grid, state.target)
+    n = (SIZE + 2) ** 2
     for placed in _all_placements(state)[::7]:
-        key = sokoban._index(placed.player, 12) * n + sokoban._index(placed.box, 12)
+        key = _index(placed.player, 12) * n + _index(placed.box, 12)
         assert dist.get(key) == _brute_optimum(placed), placed
 
 
@@ -340,38 +357,38 @@ def test_retrograde_distances__match_brute_force_on_a_whole_map() -> None:
 
 
 def _pushes(state: SokobanState, answer) -> int:
-    boxes = [state.box] + [s.box for s in sokoban.SPEC.trajectory(state, answer)]
+    boxes = [state.box] + [s.box for s in SPEC.trajectory(state, answer)]
     return sum(a != b for a, b in zip(boxes, boxes[1:]))
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_generate__optimum_in_bucket_and_solution_replays(difficulty, seed) -> None:
-    state = sokoban.generate(difficulty, _rng(seed))
-    low, high = sokoban.SPEC.buckets[difficulty]
-    solution = sokoban.solve(state)
+    state = generate(difficulty, _rng(seed))
+    low, high = SPEC.buckets[difficulty]
+    solution = solve(state)
     assert low <= solution.optimal_length <= high
-    assert sokoban.SPEC.bucket_of(solution.optimal_length) == difficulty
-    result = sokoban.replay(state, solution.answer)
+    assert SPEC.bucket_of(solution.optimal_length) == difficulty
+    result = replay(state, solution.answer)
     assert result.feasible and result.length == solution.optimal_length
-    assert len(sokoban.SPEC.trajectory(state, solution.answer)) == solution.optimal_length
+    assert len(SPEC.trajectory(state, solution.answer)) == solution.optimal_length
     # invariants: 10x10, pieces on floor, box off target, the authors' wall ring and inner wall count
     assert len(state.grid) == 10 and all(len(row) == 10 for row in state.grid)
-    assert sokoban.from_json(sokoban.to_json(state)) == state
+    assert from_json(to_json(state)) == state
     assert state.box != state.target
     assert state.grid[0] == state.grid[9] == "#" * 10 and all(row[0] == row[9] == "#" for row in state.grid)
-    low, high = sokoban.INNER_WALLS[difficulty]
+    low, high = INNER_WALLS[difficulty]
     assert low <= sum(row[1:9].count("#") for row in state.grid[1:9]) <= high
     assert _pushes(state, solution.answer) >= 1
 
 
 def test_generate__varies_targets_and_layouts() -> None:
-    states = [sokoban.generate("hard", _rng(seed)) for seed in range(12)]
+    states = [generate("hard", _rng(seed)) for seed in range(12)]
     assert len({s.target for s in states}) >= 8
     assert len({s.grid for s in states}) == 12
-    answers = [sokoban.solve(s).answer for s in states]
+    answers = [solve(s).answer for s in states]
     for answer in answers:  # no shortcut: one answer solves few rows
-        assert sum(sokoban.replay(s, answer).feasible for s in states) <= 2
+        assert sum(replay(s, answer).feasible for s in states) <= 2
 
 
 # ---------------------------------------------------------------------------- renderer
@@ -379,30 +396,30 @@ def test_generate__varies_targets_and_layouts() -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_render__decodes_back_to_the_state(seed) -> None:
-    state = sokoban.generate(("easy", "medium", "hard")[seed], _rng(seed))
-    frames = [state, *sokoban.SPEC.trajectory(state, sokoban.solve(state).answer)]
+    state = generate(("easy", "medium", "hard")[seed], _rng(seed))
+    frames = [state, *SPEC.trajectory(state, solve(state).answer)]
     for frame in frames:
-        image = sokoban.render(frame)
+        image = render(frame)
         assert image.mode == "RGB"
-        assert image.size == sokoban.GEOMETRY.size == (552, 552)
+        assert image.size == GEOMETRY.size == (552, 552)
         assert _decode(image) == frame
-    assert sokoban.is_goal(frames[-1])  # box-on-target frame decoded too
+    assert is_goal(frames[-1])  # box-on-target frame decoded too
 
 
 def test_render__player_on_target_and_open_edges() -> None:
     grid = ["." * 10] * 10
     grid[4] = ".###......"
     state = SokobanState(tuple(grid), (9, 9), (0, 0), (9, 9))
-    assert _decode(sokoban.render(state)) == state
+    assert _decode(render(state)) == state
     state = SokobanState(tuple(grid), (0, 5), (5, 5), (5, 5))
-    assert _decode(sokoban.render(state)) == state
+    assert _decode(render(state)) == state
 
 
 def test_render__is_deterministic_and_rejects_small_boards() -> None:
-    state = sokoban.generate("medium", _rng(5))
-    assert sokoban.render(state).tobytes() == sokoban.render(state).tobytes()
+    state = generate("medium", _rng(5))
+    assert render(state).tobytes() == render(state).tobytes()
     with pytest.raises(StateError):
-        sokoban.render(from_ascii(CORRIDOR))
+        render(from_ascii(CORRIDOR))
 
 
 # ---------------------------------------------------------------------------- answers
@@ -422,7 +439,7 @@ def test_render__is_deterministic_and_rejects_small_boards() -> None:
     ],
 )
 def test_parse_answer__tolerant(text, expected) -> None:
-    assert sokoban.parse_answer(text) == expected
+    assert parse_answer(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -449,7 +466,7 @@ def test_parse_answer__tolerant(text, expected) -> None:
 )
 def test_parse_answer__errors_have_codes(text, code) -> None:
     with pytest.raises(AnswerError) as info:
-        sokoban.parse_answer(text)
+        parse_answer(text)
     assert info.value.code == code
 
 
@@ -458,7 +475,7 @@ def test_parse_answer__errors_have_codes(text, code) -> None:
 def test_parse_answer__never_raises_other_errors(garbage) -> None:
     for text in (garbage, f"<ANSWER_JSON>{garbage}</ANSWER_JSON>", f"<ANSWER_JSON>[{garbage}]</ANSWER_JSON>"):
         try:
-            sokoban.parse_answer(text)
+            parse_answer(text)
         except AnswerError as e:
             assert e.code in {"no_answer", "bad_format", "unknown_action"}
 
@@ -466,19 +483,19 @@ def test_parse_answer__never_raises_other_errors(garbage) -> None:
 def test_parse_answer__bounded_on_huge_input() -> None:
     for text in ("x" * 10_000_000, "<ANSWER_JSON>[" + "'up'," * 2_000_000 + "]</ANSWER_JSON>", "\x00" * 1_000_000):
         with pytest.raises(AnswerError):
-            sokoban.parse_answer(text)
+            parse_answer(text)
 
 
 def test_format_answer__round_trips_and_payload_is_compact() -> None:
     answer = ("up", "left", "down", "right")
-    assert sokoban.parse_answer(sokoban.format_answer(answer)) == answer
-    assert sokoban.answer_payload(answer) == '["up","left","down","right"]'
-    assert [sokoban.SPEC.parse_step(sokoban.SPEC.format_step(step)) for step in answer] == list(answer)
+    assert parse_answer(format_answer(answer)) == answer
+    assert answer_payload(answer) == '["up","left","down","right"]'
+    assert [SPEC.parse_step(SPEC.format_step(step)) for step in answer] == list(answer)
 
 
 def test_labelled_cells__the_aid_labels_non_wall_cells_only() -> None:
-    state = sokoban.generate("medium", _rng(4))
-    cells = sokoban.labelled_cells(state)
+    state = generate("medium", _rng(4))
+    cells = labelled_cells(state)
     assert cells == {(r, c) for r in range(10) for c in range(10) if state.grid[r][c] != "#"}
     assert {state.player, state.box, state.target} <= cells and len(cells) < 100
 
@@ -488,12 +505,12 @@ def test_labelled_cells__the_aid_labels_non_wall_cells_only() -> None:
 
 @pytest.mark.parametrize("style", ["text_cot", "direct"])
 def test_question__carries_table_13_and_leaks_nothing(style) -> None:
-    state = sokoban.generate("hard", _rng(2))
-    text = sokoban.SPEC.question(state, style)
+    state = generate("hard", _rng(2))
+    text = SPEC.question(state, style)
     assert '<ANSWER_JSON>["left","left","up"]</ANSWER_JSON>' in text
     assert "pushes it one cell" in text and "target" in text and "shortest" not in text
-    solution = sokoban.solve(state)
-    assert sokoban.answer_payload(solution.answer) not in text
+    solution = solve(state)
+    assert answer_payload(solution.answer) not in text
     assert not re.search(rf"\b{solution.optimal_length}\b", text)
     for cell in (state.player, state.box, state.target):
         assert f"({cell[0]},{cell[1]})" not in text
@@ -501,7 +518,7 @@ def test_question__carries_table_13_and_leaks_nothing(style) -> None:
 
 def test_random_answer__deterministic_directions() -> None:
     state = from_ascii(ROOM)
-    first = sokoban.random_answer(state, _rng(9))
-    assert first == sokoban.random_answer(state, _rng(9))
+    first = random_answer(state, _rng(9))
+    assert first == random_answer(state, _rng(9))
     assert 4 <= len(first) <= 30
     assert set(first) <= set(DIRS)

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from vgau_data.puzzles.base import Cell, Sketch, SketchMove, pick_edits
-
-if TYPE_CHECKING:
-    from vgau_data.puzzles.klotski import KlotskiState
+from vgau_data.puzzles.klotski.state import KlotskiState
 
 SIZE = 6
 KIND_OF_CODE = {

@@ -10,17 +10,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
+from vgau_data.puzzles.onet.state import SIZE, OnetState
 from vgau_data.rendering import BoardGeometry, new_board
 
-if TYPE_CHECKING:
-    from vgau_data.puzzles.onet import OnetState
-
-SIZE: Final = 6
 GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=88)
 BACKGROUND: Final = (236, 232, 220)
 """Empty cells and margins: plain light sand."""
@@ -318,7 +315,7 @@ def render(state: OnetState) -> Image.Image:
     """The board as an RGB image of ``GEOMETRY.size``: fruit tiles on a plain background.
 
     Example:
-        >>> from vgau_data.puzzles.onet import from_ascii
+        >>> from vgau_data.puzzles.onet.state import from_ascii
         >>> render(from_ascii(["AA....", *["......"] * 5])).size
         (560, 560)
     """

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from vgau_data.puzzles.base import DELTAS, Sketch, SketchMove, pick_edits
 from vgau_data.puzzles.parking.render import PALETTE, SIZE
-
-if TYPE_CHECKING:
-    from vgau_data.puzzles.parking import ParkingState, Vehicle
+from vgau_data.puzzles.parking.state import ParkingState, Vehicle
 
 IDS = tuple(PALETTE)
 """Every vehicle id, the red car first."""

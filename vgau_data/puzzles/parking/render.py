@@ -8,14 +8,12 @@ board geometry that the oracle aids and image decoders share.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from PIL import Image, ImageDraw
 
+from vgau_data.puzzles.parking.state import ParkingState
 from vgau_data.rendering import BoardGeometry, draw_centered_text
-
-if TYPE_CHECKING:
-    from vgau_data.puzzles.parking import ParkingState
 
 SIZE: Final = 8
 GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=64, margin_right=56)
@@ -116,7 +114,7 @@ def render(state: ParkingState) -> Image.Image:
     every vehicle a coloured rounded bar with its letter, the red car ``R`` in red.
 
     Example:
-        >>> from vgau_data.puzzles.parking import from_ascii
+        >>> from vgau_data.puzzles.parking.state import from_ascii
         >>> render(from_ascii(["RR......>"] + ["........"] * 7)).size
         (584, 544)
     """

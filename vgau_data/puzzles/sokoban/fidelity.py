@@ -8,17 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vgau_data.puzzles.base import DELTAS, Cell, Direction, Sketch, pick_edits, route_directions
-
-if TYPE_CHECKING:
-    from vgau_data.puzzles.sokoban import SokobanState
-
-WALL = "#"
-FLOOR = "."
+from vgau_data.puzzles.sokoban.state import FLOOR, WALL, SokobanState
 
 
 def cell_labels(state: SokobanState) -> tuple[str, ...]:

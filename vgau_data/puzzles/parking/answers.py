@@ -1,0 +1,95 @@
+"""The answer format ``<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>`` and one step's ``<STEP_JSON>``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from vgau_data.answers import answer_text, last_step_value, last_tagged, load_lenient, step_text
+from vgau_data.puzzles.base import AnswerError, canonical_json, parse_direction
+from vgau_data.puzzles.parking.state import Step
+
+MAX_ANSWER_STEPS: Final = 1000
+ANSWER_TAG: Final = "ANSWER_JSON"
+
+
+def parse_answer(text: str) -> tuple[Step, ...]:
+    """The steps of the last ``<ANSWER_JSON>[...]</ANSWER_JSON>`` in ``text``.
+
+    Each step is an object ``{"car": id, "direction": d}`` (keys case-insensitive, extra
+    keys ignored); ids are one letter, any case; directions take the ``u d l r`` forms.
+
+    Raises:
+        AnswerError: ``no_answer`` (no tagged answer), ``bad_format`` (not a list of such
+            objects, a car that is not one letter, or more than 1000 steps),
+            ``unknown_action`` (not a direction).
+
+    Example:
+        >>> parse_answer("<answer_json>[{'car': 'a', 'direction': 'U'},]</answer_json>")
+        (('A', 'up'),)
+    """
+    text = answer_text(text)
+    payload = last_tagged(text, ANSWER_TAG)
+    if payload is None:
+        raise AnswerError("no_answer", f"no <{ANSWER_TAG}>...</{ANSWER_TAG}> found")
+    value = load_lenient(payload)
+    if not isinstance(value, list):
+        raise AnswerError("bad_format", 'the answer must be a JSON list of {"car": ..., "direction": ...}')
+    if len(value) > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_ANSWER_STEPS})")
+    return tuple(_step_of(item) for item in value)
+
+
+def _step_of(item: object) -> Step:
+    """One ``{"car": id, "direction": d}`` object as a step (keys case-insensitive)."""
+    if not isinstance(item, dict):
+        raise AnswerError("bad_format", 'every step must be an object {"car": ..., "direction": ...}')
+    fields = {str(key).strip().lower(): field for key, field in item.items()}
+    car, direction = fields.get("car"), fields.get("direction")
+    if not isinstance(car, str) or not isinstance(direction, str):
+        raise AnswerError("bad_format", 'every step needs a string "car" and a string "direction"')
+    car = car.strip().upper()
+    if len(car) != 1 or not ("A" <= car <= "Z"):
+        raise AnswerError("bad_format", f"a car is one letter A-Z, got {car!r:.20}")
+    return (car, parse_direction(direction))
+
+
+def parse_step(text: str) -> Step:
+    """The step in the last ``<STEP_JSON>{"car": ..., "direction": ...}</STEP_JSON>`` of a reply.
+
+    Example:
+        >>> parse_step('Free the way. <STEP_JSON>{"car":"b","direction":"Up"}</STEP_JSON>')
+        ('B', 'up')
+    """
+    return _step_of(last_step_value(text))
+
+
+def format_step(step: Step) -> str:
+    """One step in the per-turn format.
+
+    Example:
+        >>> format_step(("R", "right"))
+        '<STEP_JSON>{"car":"R","direction":"right"}</STEP_JSON>'
+    """
+    car, direction = step
+    return step_text({"car": car, "direction": direction})
+
+
+def answer_payload(answer: Sequence[Step]) -> str:
+    """The JSON list stored in the dataset's ``solution`` column.
+
+    Example:
+        >>> answer_payload([("A", "up"), ("R", "right")])
+        '[{"car":"A","direction":"up"},{"car":"R","direction":"right"}]'
+    """
+    return canonical_json([{"car": car, "direction": direction} for car, direction in answer])
+
+
+def format_answer(answer: Sequence[Step]) -> str:
+    """The answer in SPEC §3's format, tags included.
+
+    Example:
+        >>> format_answer([("B", "down")])
+        '<ANSWER_JSON>[{"car":"B","direction":"down"}]</ANSWER_JSON>'
+    """
+    return f"<{ANSWER_TAG}>{answer_payload(answer)}</{ANSWER_TAG}>"

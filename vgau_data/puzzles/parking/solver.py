@@ -1,0 +1,69 @@
+"""The exhaustive solver (``search.shortest_exit`` on vehicles in our terms) and the random baseline."""
+
+from __future__ import annotations
+
+import functools
+from typing import Final
+
+import numpy as np
+
+from vgau_data.puzzles.base import Direction, Solution
+from vgau_data.puzzles.parking.search import SIZE, Car, Search, shortest_exit
+from vgau_data.puzzles.parking.state import RED, ParkingState, Step, Vehicle
+
+SOLVE_MAX_STATES: Final = 3_000_000
+"""``solve`` gives up past this many states (only loose, hand-made boards get near it)."""
+
+
+def _car(v: Vehicle) -> Car:
+    return (v.orientation, v.length, v.row, v.col) if v.orientation == "h" else (v.orientation, v.length, v.col, v.row)
+
+
+@functools.lru_cache(maxsize=256)
+def solve(state: ParkingState, max_states: int = SOLVE_MAX_STATES) -> Solution | None:
+    """The fewest single-cell slides that park ``R`` on the exit, by exhaustive forward BFS.
+
+    Returns None when no sequence of slides reaches the goal. Cached (states are
+    immutable), so the builder's call after ``generate`` costs nothing. The search itself
+    is ``parking_search.shortest_exit``.
+
+    Raises:
+        SearchLimitError: when more than ``max_states`` positions were met first.
+
+    Example:
+        >>> from vgau_data.puzzles.parking.state import from_ascii
+        >>> solve(from_ascii(["....RR..>"] + ["........"] * 7))
+        Solution(answer=(('R', 'right'), ('R', 'right')), optimal_length=2)
+    """
+    ids = [v.id for v in state.vehicles]
+    cars = [_car(v) for v in state.vehicles]
+    slides = shortest_exit(Search(cars), ids.index(RED), (state.exit_row, SIZE - 1), max_states)
+    if slides is None:
+        return None
+    steps: list[Step] = []
+    for index, forward in slides:
+        horizontal = cars[index][0] == "h"
+        direction: Direction = ("right" if forward else "left") if horizontal else ("down" if forward else "up")
+        steps.append((ids[index], direction))
+    return Solution(tuple(steps), len(steps))
+
+
+def random_answer(state: ParkingState, rng: np.random.Generator) -> tuple[Step, ...]:
+    """4 to 30 random slides, each of a vehicle on the board along its own axis (baseline).
+
+    Example:
+        >>> from vgau_data.puzzles.parking.state import from_ascii
+        >>> len(random_answer(from_ascii(["RR......>"] + ["........"] * 7), np.random.default_rng(0))) >= 4
+        True
+    """
+    length = int(rng.integers(4, 31))
+    steps: list[Step] = []
+    for k, side in zip(rng.integers(len(state.vehicles), size=length), rng.integers(2, size=length)):
+        v = state.vehicles[int(k)]
+        options: tuple[Direction, Direction] = ("left", "right") if v.orientation == "h" else ("up", "down")
+        steps.append((v.id, options[int(side)]))
+    return tuple(steps)
+
+
+def _solve(state: ParkingState) -> Solution | None:
+    return solve(state)
