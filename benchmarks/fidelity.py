@@ -73,6 +73,9 @@ def main() -> None:
     print(f"{'family':<8} {'board/s':>8} {'aid/s':>8} {'vr/s':>8} {'1024px/s':>9} {'route/s':>8} {'ssim ms':>8}"
           f" {'record ms':>10}")
     for name, family in FAMILIES.items():
+        if family.fidelity is None or family.vr is None:
+            print(f"{name:<8} (no cell decoding or no solution drawing: FamilySpec.fidelity / .vr)")
+            continue
         bench_decoding(name, family, args.instances, args.repeat)
     print(f"\n{'ms per episode':<14} {'oracle_vcot':>11} {'self_vcot':>10} {'ratio':>6}   {'with records':>12}"
           f" {'+ images':>9} {'ratio':>6}")
@@ -110,7 +113,7 @@ def bench_decoding(name: str, family: FamilySpec, instances: int, repeat: int) -
     large_rate = rate(lambda: [read_cells(family, image) for image in large], n, repeat)
     route_rate = (
         rate(lambda: [read_route(family, d, s) for d, s in zip(drawings, states)], n, repeat)
-        if family.route_start is not None
+        if family.vr is not None and family.vr.route_start is not None
         else float("nan")
     )
     ssim_ms = 1000 / rate(lambda: [ssim(a, b) for a, b in zip(aids, boards)], n, repeat)

@@ -3,13 +3,14 @@
     python benchmarks/structure.py                          # generate a seed-0 build's states (no images)
     python benchmarks/structure.py --dataset DIR            # read a folder written by `vgau-data build`
     python benchmarks/structure.py --paper-data /work/paper-data/data   # theirs recomputed from their files
-    python benchmarks/structure.py --paper-data DIR --authors-literal   # print `structure.AUTHORS` anew
+    python benchmarks/structure.py --paper-data DIR --authors-literal   # print each family's `structure.AUTHORS` anew
 
 Each cell is ``ours / authors [/ paper] (difference to the authors)``; a ``!`` marks a
 difference beyond 20% (for maze: beyond 15% of the paper). Without ``--dataset`` the
 states are generated row by row exactly as a build of ``--seed`` derives them (slots and
 seeds, no images; a build would replace the rare duplicate state). The authors' figures
-default to the numbers committed in ``vgau_data.builders.structure.AUTHORS``.
+default to the numbers each family declares (``AUTHORS`` in ``vgau_data/puzzles/<family>/structure.py``).
+Families that declare no structure statistics are left out.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def generated(seed: int, families: Sequence[str]) -> list[tuple[str, str, struct
     measured = []
     for family in families:
         spec = FAMILIES[family]
+        if spec.structure is None:
+            continue
         for difficulty in DIFFICULTIES:
             for index in range(BUCKET_SIZES[difficulty]):
                 task = RowTask(family, difficulty, index, seed)
@@ -42,11 +45,13 @@ def generated(seed: int, families: Sequence[str]) -> list[tuple[str, str, struct
 
 
 def from_dataset(folder: str, families: Sequence[str]) -> list[tuple[str, str, structure.Measures]]:
-    return [
+    measured = (
         (family, row["difficulty"], structure.measure_row(row))
         for family in families
+        if FAMILIES[family].structure is not None
         for row in read_config_columns(folder, family, ["task", "difficulty", "state", "solution"])
-    ]
+    )
+    return [(family, difficulty, measures) for family, difficulty, measures in measured if measures is not None]
 
 
 def flagged(row: structure.Comparison, difficulty: str) -> bool:
@@ -69,19 +74,19 @@ def print_table(rows: Sequence[structure.Comparison]) -> None:
 
 
 def authors_literal(authors: structure.BucketMeans) -> str:
-    """The figures as the Python source of ``structure.AUTHORS`` (two decimals)."""
-    lines = ["AUTHORS: Final[BucketMeans] = {"]
+    """The figures as the Python source of each family's ``AUTHORS`` (two decimals)."""
+    lines = []
     for family, by_difficulty in authors.items():
-        lines.append(f'    "{family}": {{')
+        lines.append(f"# vgau_data/puzzles/{family}/structure.py")
+        lines.append("AUTHORS: Final[dict[str, Measures]] = {")
         for difficulty, means in by_difficulty.items():
             items = [f'"{key}": {round(value, 2)}' for key, value in means.items()]
-            line = f'        "{difficulty}": {{{", ".join(items)}}},'
+            line = f'    "{difficulty}": {{{", ".join(items)}}},'
             if len(line) > 120:
-                inner = [f"            {item}," for item in items]
-                line = "\n".join([f'        "{difficulty}": {{', *inner, "        },"])
+                inner = [f"        {item}," for item in items]
+                line = "\n".join([f'    "{difficulty}": {{', *inner, "    },"])
             lines.append(line)
-        lines.append("    },")
-    lines.append("}")
+        lines.append("}")
     return "\n".join(lines)
 
 

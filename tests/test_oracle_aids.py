@@ -35,7 +35,8 @@ def lines_then_labels(family: FamilySpec, board: Image.Image, state: object) -> 
 
 @pytest.mark.parametrize("family", FAMILIES.values(), ids=list(FAMILIES))
 def test_annotate__is_the_lines_then_the_labels_of_the_labelled_cells(family: FamilySpec) -> None:
-    for state in family.palette_states():
+    generated = family.generate("easy", np.random.default_rng(0))
+    for state in (*(family.fidelity.palette_states() if family.fidelity else ()), generated):
         board = family.render(state)
         assert annotate(family, board, state).tobytes() == lines_then_labels(family, board, state).tobytes()
         assert board.tobytes() == family.render(state).tobytes()  # annotate leaves the board alone
@@ -43,9 +44,9 @@ def test_annotate__is_the_lines_then_the_labels_of_the_labelled_cells(family: Fa
 
 def test_grid_layer__masks_labels_per_set_of_cells() -> None:
     sokoban = FAMILIES["sokoban"]
-    state = sokoban.palette_states()[0]
+    state = sokoban.fidelity.palette_states()[0]
     _, coverage = grid_layer(sokoban, state)
-    _, every_label = grid_layer(FAMILIES["maze"], FAMILIES["maze"].palette_states()[0])
+    _, every_label = grid_layer(FAMILIES["maze"], FAMILIES["maze"].fidelity.palette_states()[0])
     walls = set(np.ndindex(sokoban.geometry.rows, sokoban.geometry.cols)) - set(sokoban.labelled_cells(state))
     assert walls
     for cell in walls:

@@ -1,4 +1,4 @@
-"""The one registry of puzzle families, in SPEC order."""
+"""The one registry of puzzle families, in SPEC order: one line per family package."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from vgau_data.errors import UnknownFamilyError
 from vgau_data.puzzles import klotski, maze, onet, parking, path, sokoban
 from vgau_data.puzzles.base import FamilySpec
 
-FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(
-    {module.SPEC.name: module.SPEC for module in (maze, sokoban, path, onet, parking, klotski)}
-)
+_FAMILIES: dict[str, FamilySpec] = {
+    package.SPEC.name: package.SPEC for package in (maze, sokoban, path, onet, parking, klotski)
+}
+FAMILIES: Mapping[str, FamilySpec] = MappingProxyType(_FAMILIES)
+"""Every family by name (a read-only view of ``_FAMILIES``)."""
 
 
 def get_family(name: str) -> FamilySpec:

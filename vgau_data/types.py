@@ -1,4 +1,4 @@
-"""The package's shared vocabulary: cells, difficulties, directions and the answer error.
+"""The package's shared vocabulary: cells, difficulties, directions, row ids and the answer error.
 
 A leaf module (it imports nothing from ``vgau_data``), so that ``rendering``, ``answers``
 and the family modules can share these names without importing each other.
@@ -6,6 +6,7 @@ and the family modules can share these names without importing each other.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -20,6 +21,9 @@ BUCKET_SIZES: Mapping[str, int] = {"easy": 20, "medium": 30, "hard": 50}
 Direction = Literal["up", "down", "left", "right"]
 DIRECTIONS: tuple[Direction, ...] = ("up", "down", "left", "right")
 DELTAS: Mapping[str, Cell] = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+
+ROW_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+"""What a row id may be: ours (``maze-hard-0042``) or the authors' (``sokoban_000``)."""
 
 
 class AnswerError(Exception):

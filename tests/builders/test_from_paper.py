@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from vgau_data.builders.from_paper import NO_SEED, build_from_paper, clone_commit, verify_record
+from vgau_data.builders.from_paper import NO_SEED, build_from_paper, clone_commit, paper_formats, verify_record
 from vgau_data.cli import main
 from vgau_data.errors import PaperDataError
-from vgau_data.puzzles.paper_records import FORMATS, read_maze
+from vgau_data.puzzles.maze.paper import read_record as read_maze
 from vgau_data.registry import FAMILIES
+
+FORMATS = paper_formats()
 
 FIXTURE_CLONE = Path(__file__).resolve().parents[1] / "fixtures" / "paper"
 EXPECTED_FINDINGS = {
@@ -126,13 +128,17 @@ def test_from_paper__a_bucket_mismatch_is_a_finding() -> None:
 
 
 def test_from_paper__a_solver_that_gives_up_names_the_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
     from vgau_data.builders import from_paper
     from vgau_data.puzzles.parking.search import SearchLimitError
 
     def give_up(state: object) -> None:
         raise SearchLimitError("parking solve: more than 3 positions; board too loose")
 
-    monkeypatch.setitem(from_paper.SOLVERS, "parking", give_up)
+    parking = FAMILIES["parking"]
+    impatient = dataclasses.replace(parking, paper=dataclasses.replace(parking.paper, solve=give_up))
+    monkeypatch.setattr(from_paper, "FAMILIES", {**FAMILIES, "parking": impatient})
     record = FORMATS["parking"].read(_records("parking")[0], None)
     with pytest.raises(PaperDataError, match="parking record parking_exit_000: our solver gave up .*more than 3"):
         verify_record("parking", record)

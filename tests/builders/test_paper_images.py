@@ -10,8 +10,9 @@ from PIL import Image, ImageDraw
 
 from tests.builders.paper_style import WALL, draw_path_board
 from vgau_data.builders import paper_images
-from vgau_data.builders.paper_images import load_board_image, open_board_image, read_road_grid
+from vgau_data.builders.paper_images import load_board_image, open_board_image
 from vgau_data.errors import PaperDataError
+from vgau_data.puzzles.path.paper import read_road_grid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paper" / "data"
 FIXTURE_MAPS = {

@@ -42,7 +42,7 @@ def maze_state() -> object:
 def maze_images(tmp_path: Path, maze_state: object) -> dict[str, ImageEntry]:
     """The oracle aid, a 2-cell perturbed aid and a noise image of one maze, saved as PNGs."""
     maze = get_family("maze")
-    perturbed = maze.perturb(maze_state, 2, np.random.default_rng(0))
+    perturbed = maze.fidelity.perturb(maze_state, 2, np.random.default_rng(0))
     noise = np.random.default_rng(1).normal(127.5, 64.0, (552, 552, 3)).clip(0, 255).astype(np.uint8)
     return {
         "oracle": entry_for(tmp_path, oracle_image(maze, maze_state, "aid"), "maze", "aid", maze_state),

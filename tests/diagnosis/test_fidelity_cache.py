@@ -17,7 +17,7 @@ from vgau_data.registry import get_family
 
 
 def _cells(state: object) -> int:
-    return len(get_family("maze").cell_labels(state))
+    return len(get_family("maze").fidelity.cell_labels(state))
 
 
 def test_measure__oracle_perturbed_and_noise(maze_images, maze_state, tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_measure__one_image_judged_against_two_truths_is_two_entries(maze_images
     """A mismatch substitute is another instance's oracle image: the same bytes, another truth."""
     maze = get_family("maze")
     oracle = maze_images["oracle"]
-    other_state = maze.palette_states()[0]
+    other_state = maze.fidelity.palette_states()[0]
     as_substitute = dataclasses.replace(oracle, state=maze.to_json(other_state))
     found = measure([oracle, as_substitute], tmp_path / "fidelity.jsonl", progress=False)
     assert oracle.key != as_substitute.key

@@ -63,7 +63,7 @@ def test_diagnose__a_two_cell_perturbation_agrees_on_all_but_two_cells(self_runs
     diagnosis = diagnose(self_runs, progress=False)
     (perturbed,) = [c for c in diagnosis.fidelity if c.source.kind == "perturbed"]
     for family in diagnosis.families:
-        expected = [1 - 2 / len(get_family(family).cell_labels(get_family(family).from_json(image["state"])))
+        expected = [1 - 2 / len(get_family(family).fidelity.cell_labels(get_family(family).from_json(image["state"])))
                     for task, image in _listed_images(self_runs, "perturbed-2", "self_gta") if task == family]  # fmt: skip
         assert diagnosis.fidelity[perturbed][family].cell_agreement == pytest.approx(sum(expected) / len(expected))
 

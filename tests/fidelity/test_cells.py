@@ -12,10 +12,12 @@ from PIL import Image
 from vgau_data.fidelity.cells import UNKNOWN, agreement, cell_agreement, read_cells
 from vgau_data.oracle_aids import oracle_aid, oracle_aug_states, oracle_image, oracle_states
 from vgau_data.oracle_aids.vr import oracle_vr
-from vgau_data.puzzles.base import FamilySpec, pick_edits
+from vgau_data.puzzles.base import FamilySpec
+from vgau_data.puzzles.capabilities import pick_edits
 from vgau_data.registry import FAMILIES
 
-FAMILY_PARAMS = [pytest.param(spec, id=name) for name, spec in FAMILIES.items()]
+FAMILY_PARAMS = [pytest.param(spec, id=name) for name, spec in FAMILIES.items() if spec.fidelity is not None]
+"""The families whose cells are decoded (``FamilySpec.fidelity``); ``tests/test_capabilities.py`` covers the rest."""
 
 
 def _noise(size: tuple[int, int], seed: int) -> Image.Image:
@@ -25,8 +27,8 @@ def _noise(size: tuple[int, int], seed: int) -> Image.Image:
 
 @pytest.mark.parametrize("family", FAMILY_PARAMS)
 def test_cells__palette_states_read_back_exactly(family: FamilySpec) -> None:
-    for state in family.palette_states():
-        assert read_cells(family, family.render(state)) == family.cell_labels(state)
+    for state in family.fidelity.palette_states():
+        assert read_cells(family, family.render(state)) == family.fidelity.cell_labels(state)
 
 
 @pytest.mark.parametrize("family", FAMILY_PARAMS)
@@ -47,9 +49,9 @@ def test_cells__oracle_images_agree_fully(family: FamilySpec, solved) -> None:
 @pytest.mark.parametrize("k", [1, 2, 5])
 def test_cells__k_cell_perturbation_costs_exactly_k_cells(family: FamilySpec, k: int, solved) -> None:
     for index, (state, _) in enumerate(solved[family.name]):
-        perturbed = family.perturb(state, k, np.random.default_rng(index))
-        truth = family.cell_labels(state)
-        assert sum(a != b for a, b in zip(family.cell_labels(perturbed), truth)) == k
+        perturbed = family.fidelity.perturb(state, k, np.random.default_rng(index))
+        truth = family.fidelity.cell_labels(state)
+        assert sum(a != b for a, b in zip(family.fidelity.cell_labels(perturbed), truth)) == k
         for purpose, overlay in (("next_state", "none"), ("aid", "grid")):
             result = cell_agreement(family, oracle_image(family, perturbed, purpose), state, overlay)
             assert result.agreement == pytest.approx(1 - k / len(truth), abs=1e-12)
@@ -59,8 +61,8 @@ def test_cells__k_cell_perturbation_costs_exactly_k_cells(family: FamilySpec, k:
 @pytest.mark.parametrize("family", FAMILY_PARAMS)
 def test_cells__perturbation_is_seeded(family: FamilySpec, solved) -> None:
     state, _ = solved[family.name][1]
-    first = family.perturb(state, 3, np.random.default_rng(7))
-    assert family.perturb(state, 3, np.random.default_rng(7)) == first
+    first = family.fidelity.perturb(state, 3, np.random.default_rng(7))
+    assert family.fidelity.perturb(state, 3, np.random.default_rng(7)) == first
 
 
 @pytest.mark.parametrize("family", FAMILY_PARAMS)
@@ -102,7 +104,7 @@ def test_cells__agreement_counts_matches() -> None:
 def test_cells__unknown_overlay_is_rejected() -> None:
     maze = FAMILIES["maze"]
     with pytest.raises(ValueError, match="unknown overlay"):
-        read_cells(maze, maze.render(maze.palette_states()[0]), "arrows")  # type: ignore[arg-type]
+        read_cells(maze, maze.render(maze.fidelity.palette_states()[0]), "arrows")  # type: ignore[arg-type]
 
 
 def test_pick_edits__reaches_exactly_k_or_says_why() -> None:

@@ -11,7 +11,8 @@ from vgau_data.fidelity.routes import read_route
 from vgau_data.oracle_aids import oracle_aid
 from vgau_data.oracle_aids.vr import draw_sketch, oracle_vr
 from vgau_data.puzzles import maze, path, sokoban
-from vgau_data.puzzles.base import DELTAS, Sketch
+from vgau_data.puzzles.base import DELTAS
+from vgau_data.puzzles.capabilities import Sketch
 from vgau_data.puzzles.maze import fidelity as maze_fidelity
 from vgau_data.puzzles.maze import state as maze_state
 from vgau_data.puzzles.path import state as path_state
@@ -19,7 +20,9 @@ from vgau_data.puzzles.sokoban import state as sokoban_state
 from vgau_data.registry import FAMILIES
 from vgau_data.seeding import instance_seed, rng_for
 
-ROUTE_FAMILIES = [pytest.param(FAMILIES[name], id=name) for name in ("maze", "sokoban", "path")]
+ROUTE_FAMILIES = [
+    pytest.param(spec, id=name) for name, spec in FAMILIES.items() if spec.vr is not None and spec.vr.route_start
+]
 
 
 def _retraces(cells) -> bool:
@@ -36,7 +39,7 @@ def test_routes__oracle_drawing_reads_back_as_the_solution(family, solved) -> No
             state = family.generate("hard", rng_for(instance_seed(23, "sokoban", "hard", index)))
             cases.append((state, family.solve(state)))
     for state, solution in cases:
-        route = family.sketch(state, solution.answer).routes[0]
+        route = family.vr.sketch(state, solution.answer).routes[0]
         if _retraces(route):  # a stroke back over itself is invisible in pixels (module docstring)
             continue
         loops += len(set(route)) < len(route)
@@ -54,7 +57,7 @@ def test_routes__sokoban_routes_that_walk_back_over_themselves_still_read() -> N
     for index in range(20):
         state = family.generate("medium", rng_for(instance_seed(5, "sokoban", "medium", index)))
         solution = family.solve(state)
-        retraced += _retraces(family.sketch(state, solution.answer).routes[0])
+        retraced += _retraces(family.vr.sketch(state, solution.answer).routes[0])
         reading = read_route(family, oracle_vr(family, state, solution.answer), state)
         assert reading.replay.feasible and reading.replay.length == solution.optimal_length
     assert retraced >= 1
@@ -98,7 +101,7 @@ def test_routes__grid_lines_and_a_plain_board_draw_no_route(family, solved) -> N
     state, _ = solved[family.name][0]
     for image in (family.render(state), oracle_aid(family, state)):
         reading = read_route(family, image, state)
-        assert reading.cells == (family.route_start(state),)
+        assert reading.cells == (family.vr.route_start(state),)
         assert not reading.replay.feasible
 
 
@@ -117,7 +120,7 @@ def test_routes__crossing_goes_straight_and_a_fork_is_ambiguous() -> None:
 def test_routes__families_without_a_route_are_refused() -> None:
     onet = FAMILIES["onet"]
     with pytest.raises(ValueError, match="draws no red route"):
-        read_route(onet, onet.render(onet.palette_states()[0]), onet.palette_states()[0])
+        read_route(onet, onet.render(onet.fidelity.palette_states()[0]), onet.fidelity.palette_states()[0])
 
 
 def test_image_fidelity__vr_record_has_route_and_cells(solved) -> None:

@@ -25,13 +25,13 @@ SKIMAGE_0_26 = {
 
 def _pairs() -> dict[str, tuple[Image.Image, Image.Image]]:
     maze, onet = FAMILIES["maze"], FAMILIES["onet"]
-    board, fruit = maze.palette_states()[0], onet.palette_states()[0]
+    board, fruit = maze.fidelity.palette_states()[0], onet.fidelity.palette_states()[0]
     noise = np.random.default_rng(0).normal(128, 64, (552, 552, 3)).clip(0, 255).astype(np.uint8)
     return {
-        "maze_perturbed": (maze.render(maze.perturb(board, 9, np.random.default_rng(1))), maze.render(board)),
+        "maze_perturbed": (maze.render(maze.fidelity.perturb(board, 9, np.random.default_rng(1))), maze.render(board)),
         "maze_aid": (oracle_aid(maze, board), maze.render(board)),
         "maze_noise": (Image.fromarray(noise), maze.render(board)),
-        "onet_perturbed": (onet.render(onet.perturb(fruit, 5, np.random.default_rng(2))), onet.render(fruit)),
+        "onet_perturbed": (onet.render(onet.fidelity.perturb(fruit, 5, np.random.default_rng(2))), onet.render(fruit)),
     }
 
 
@@ -43,7 +43,7 @@ def test_ssim__matches_scikit_image(case: str) -> None:
 
 def test_ssim__identical_is_one_and_resizes_first() -> None:
     maze = FAMILIES["maze"]
-    board = maze.render(maze.palette_states()[0])
+    board = maze.render(maze.fidelity.palette_states()[0])
     assert ssim(board, board) == 1.0
     assert ssim(board.resize((1024, 1024), Image.Resampling.BILINEAR), board) > 0.9
 

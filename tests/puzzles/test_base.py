@@ -40,3 +40,24 @@ def test_draw_slot__follows_the_weights_and_refuses_unknown_buckets() -> None:
     assert set(drawn) == {1, 2} and 0.2 < drawn[1] / 2000 < 0.3
     with pytest.raises(ValueError, match="unknown difficulty"):
         draw_slot(mix, "extreme", rng)
+
+
+def test_from_modules__reads_the_role_modules_and_names_what_is_missing_or_ambiguous() -> None:
+    import types
+
+    from vgau_data.puzzles.base import FamilySpec
+    from vgau_data.puzzles.maze import SPEC, answers, generator, prompts, render, rules, solver, state
+
+    roles = (state, rules, solver, generator, render, answers, prompts)
+    spec = FamilySpec.from_modules("maze", roles, fidelity=SPEC.fidelity, vr=SPEC.vr)
+    assert (spec.apply_step, spec.buckets, spec.geometry, spec.answer_tag) == (
+        rules.apply_step, generator.BUCKETS, render.GEOMETRY, answers.ANSWER_TAG
+    )
+    assert (spec.fidelity, spec.vr, spec.paper, spec.structure, spec.episode_steps) == (SPEC.fidelity, SPEC.vr, None, None, None)
+    assert FamilySpec.from_modules("maze", roles, solve=len).solve is len  # a keyword overrides a module
+    with pytest.raises(TypeError, match="none of its modules defines apply_step, is_goal, replay"):
+        FamilySpec.from_modules("maze", (state, solver, generator, render, answers, prompts))
+    other = types.ModuleType("other")
+    other.solve = len
+    with pytest.raises(TypeError, match="solve is defined differently in vgau_data.puzzles.maze.solver, other"):
+        FamilySpec.from_modules("maze", (*roles, other))

@@ -63,8 +63,22 @@ def test_check_family__catches_a_path_replay_that_ignores_the_marker() -> None:
         check_family(dataclasses.replace(path, replay=letters_only), per_bucket=1)
 
 
-def test_check_family__defaults_are_filled_from_the_family() -> None:
-    spec = broken(answer_steps=None, trajectory=None, answer_from_payload=None, random_step=None)
-    assert spec.answer_steps(None, ("up",)) == ("up",)
-    assert spec.answer_from_payload('["up"]') == ("up",)
+def test_check_family__derived_behaviour_follows_a_replaced_field() -> None:
+    """``trajectory``, ``answer_steps``, ``answer_from_payload``, ``random_step`` are computed, never bound."""
+    state = MAZE.generate("easy", np.random.default_rng(0))
+    answer = MAZE.solve(state).answer
+    played = []
+
+    def counting(before, step):
+        played.append(step)
+        return MAZE.apply_step(before, step)
+
+    spec = broken(apply_step=counting)
+    assert spec.trajectory(state, answer) == MAZE.trajectory(state, answer) and played == list(answer)
+    assert spec.answer_steps(state, answer) == tuple(answer)
+    parsed = broken(parse_answer=lambda text: (text,)).answer_from_payload('["up"]')
+    assert parsed == ('<ANSWER_JSON>["up"]</ANSWER_JSON>',)
+    assert broken(random_answer=lambda s, rng: ("left",)).random_step(state, np.random.default_rng(0)) == "left"
     check_family(spec, per_bucket=1)
+    with pytest.raises(FamilyCheckError, match="trajectory"):  # the checker's mutant reaches the derived walk
+        check_family(broken(apply_step=lambda before, step: before), per_bucket=1)

@@ -8,13 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from vgau_data.builders.from_paper import paper_formats
 from vgau_data.builders.paper_images import open_board_image
 from vgau_data.errors import PaperDataError
 from vgau_data.puzzles.base import canonical_json
-from vgau_data.puzzles.paper_records import FORMATS, our_fruits, read_klotski, read_maze, read_parking
+from vgau_data.puzzles.klotski.paper import read_record as read_klotski
+from vgau_data.puzzles.maze.paper import read_record as read_maze
+from vgau_data.puzzles.onet.paper import our_fruits
+from vgau_data.puzzles.parking.paper import read_record as read_parking
 from vgau_data.registry import FAMILIES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paper" / "data"
+FORMATS = paper_formats()
 
 
 def fixture_records(family: str) -> list[dict]:

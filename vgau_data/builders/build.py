@@ -197,9 +197,12 @@ def build_dataset(
             rows = [accepted[key] for key in keys if key[0] == family]
             for row in rows:
                 lengths[(family, row["difficulty"])].append(row["optimal_length"])
-                measured.append((family, row["difficulty"], structure.measure_row(row)))
+                measures = structure.measure_row(row)  # None: the family declares no structure statistics
+                if measures is not None:
+                    measured.append((family, row["difficulty"], measures))
             write_parquet(rows, parquet_path(staging, family))
-        validation = structure.markdown_table(structure.compare(structure.bucket_means(measured)))
+        compared = structure.compare(structure.bucket_means(measured))
+        validation = structure.markdown_table(compared) if compared else ""
         write_readme(staging, lengths, config.seed, validation_table=validation)
     return BuildReport(
         out_dir=config.out_dir,

@@ -1,7 +1,8 @@
 """Build the dataset from the authors' published instances: ``vgau-data build --from-paper``.
 
 The paper's 600 instances live in ``data/`` of the authors' repository (CC BY 4.0). This
-reads that folder from a local clone (``paper_records`` knows each family's format),
+reads that folder from a local clone (each family's ``PaperFormat``, ``FamilySpec.paper``,
+knows its file and record format; families without one are not read),
 validates every board with our family rules, re-solves it with our exhaustive solvers and
 writes the same Hub layout and card as a generated build. Kept from the authors: ids,
 difficulty labels (``middle`` is our ``medium``), boards and their rendered ``image``.
@@ -15,7 +16,6 @@ or unreadable) fails the build with a message naming it; ``--families`` builds t
 
 from __future__ import annotations
 
-import functools
 import json
 import multiprocessing
 import re
@@ -33,9 +33,8 @@ from vgau_data.builders.hub_folder import CardOrigin, parquet_path, write_parque
 from vgau_data.builders.instances import assemble_row
 from vgau_data.builders.paper_images import load_board_image, open_board_image
 from vgau_data.errors import PaperDataError, StateError, VgauError
-from vgau_data.puzzles.base import AnswerError, Solution, canonical_json
-from vgau_data.puzzles.paper_records import FORMATS, PaperRecord, where
-from vgau_data.puzzles.parking import solver as parking_solver
+from vgau_data.puzzles.base import AnswerError, canonical_json
+from vgau_data.puzzles.paper_records import PaperFormat, PaperRecord, where
 from vgau_data.registry import FAMILIES, get_family
 
 PAPER_REPO: Final = "zyb1029/VGAU-Diag"
@@ -46,13 +45,19 @@ MAX_MANIFEST_BYTES: Final = 64 * 1024 * 1024
 MAX_RECORDS: Final = 10_000
 MAX_LISTED_FAILURES: Final = 20
 _SHA: Final = re.compile(r"[0-9a-f]{40}")
-PARKING_MAX_STATES: Final = 16_000_000
-"""The authors' hard parking boards are looser than ours: parking_exit_061 meets more than
-the default 3M positions before its optimum (22); it needs about 12M (0.6 GB, 25 s)."""
-SOLVERS: Final[dict[str, Callable[[Any], Solution | None]]] = {
-    "parking": functools.partial(parking_solver.solve, max_states=PARKING_MAX_STATES),
-}
-"""Solvers with a larger search budget than the family's default, for published boards."""
+
+
+def paper_formats() -> dict[str, PaperFormat]:
+    """The families whose published records can be read, and their formats, in registry order."""
+    return {name: spec.paper for name, spec in FAMILIES.items() if spec.paper is not None}
+
+
+def _paper_format(family: str) -> PaperFormat:
+    fmt = FAMILIES[family].paper
+    if fmt is None:
+        readable = ", ".join(paper_formats()) or "none"
+        raise PaperDataError(f"family {family!r} declares no published records (FamilySpec.paper); readable: {readable}")
+    return fmt
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +113,13 @@ def locate_data(source: str | Path) -> Path:
         PaperDataError: neither holds a family folder of theirs.
     """
     root = Path(source)
+    formats = paper_formats()
     for candidate in (root / "data", root):
-        if any((candidate / fmt.manifest).is_file() for fmt in FORMATS.values()):
+        if any((candidate / fmt.manifest).is_file() for fmt in formats.values()):
             return candidate
+    example = next(iter(formats.values())).manifest if formats else "<family>/dataset_manifest.json"
     raise PaperDataError(
-        f"{root} holds none of the authors' files (e.g. data/{FORMATS['maze'].manifest}); "
+        f"{root} holds none of the authors' files (e.g. data/{example}); "
         f"pass a clone of {PAPER_URL} or its data/ folder"
     )
 
@@ -187,7 +194,7 @@ class _Task:
 
 def read_family(data_dir: Path, family: str) -> tuple[list[_Task], list[str]]:
     """The records of one family in file order, with their images; plus the failures."""
-    fmt = FORMATS[family]
+    fmt = _paper_format(family)
     family_dir = (data_dir / fmt.manifest).parent
     tasks, failures = [], []
     for raw in read_manifest(data_dir / fmt.manifest):
@@ -238,7 +245,7 @@ def verify_record(family_name: str, record: PaperRecord, image: bytes | None = N
     except StateError as e:
         raise PaperDataError(f"{at}: not a valid {family_name} board under our rules ({e})") from None
     try:
-        solution = SOLVERS.get(family_name, family.solve)(state)
+        solution = (family.paper.solve if family.paper and family.paper.solve else family.solve)(state)
     except VgauError as e:  # a search budget met before an answer
         raise PaperDataError(f"{at}: our solver gave up ({e})") from None
     if solution is None:
@@ -342,7 +349,9 @@ def build_from_paper(
     start = time.perf_counter()
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    names = [get_family(f).name for f in families] if families is not None else list(FAMILIES)
+    names = [get_family(f).name for f in families] if families is not None else list(paper_formats())
+    for name in names:
+        _paper_format(name)
     data_dir = locate_data(source)
     _refuse_mixing(Path(out_dir), names)
     report = PaperBuildReport(out_dir=Path(out_dir), data_dir=data_dir, commit=clone_commit(data_dir))
@@ -445,13 +454,6 @@ def _findings_table(findings: Sequence[Finding]) -> str:
     return "\n".join(lines)
 
 
-_FAMILY_NOTES: Final = {
-    "path": "- Path records hold no walls; they were read from each image by sampling cell centres.\n",
-    "onet": "- Onet fruit kinds we have no drawing for are drawn as other fruits of ours (distinct on\n"
-            "  each board); the rules only compare kinds.\n",
-}
-
-
 def paper_origin(report: PaperBuildReport) -> CardOrigin:
     """The card's account of a ``--from-paper`` build: source, licence, what is whose."""
     commit = f"commit `{report.commit}`" if report.commit else "commit unknown"
@@ -460,7 +462,7 @@ def paper_origin(report: PaperBuildReport) -> CardOrigin:
         url=PAPER_URL,
         commit=commit,
         own_images=_own_images_text(report),
-        notes="".join(note for family, note in _FAMILY_NOTES.items() if family in report.rows),
+        notes="".join(fmt.card_note for family, fmt in paper_formats().items() if family in report.rows),
         version=__version__,
         findings=_findings_table(report.findings),
     )

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,8 +31,6 @@ from vgau_data.registry import FAMILIES
 
 PARQUET_NAME = "test-00000-of-00001.parquet"
 IMAGE_COLUMNS: tuple[str, ...] = ("image", "oracle_aid", "oracle_states", "oracle_aug_states", "oracle_vr")
-ROW_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
-"""What a row id may be: ours (``maze-hard-0042``) or the authors' (``sokoban_000``)."""
 CITATION = """@article{vgau2026,
   title   = {When Does Visual Generation Help Visual Understanding in Unified Multimodal Models?},
   journal = {arXiv preprint arXiv:2608.22174},

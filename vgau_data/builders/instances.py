@@ -109,7 +109,8 @@ def assemble_row(
     """The SPEC §4 row of a verified state and an optimal answer, with our renderings.
 
     ``image`` replaces our rendering of the board (the authors' own image of a published
-    instance); the aid and step images are always ours.
+    instance); the aid and step images are always ours. A family that draws no solution
+    (``FamilySpec.vr`` is None) has no ``oracle_vr`` image: the cell is null.
     """
     family = FAMILIES[family_name]
     states = family.trajectory(state, answer)
@@ -117,7 +118,7 @@ def assemble_row(
         raise GenerationError(f"{row_id}: {len(states)} oracle states for optimum {optimal_length}")
     board = family.render(state)
     plain = _image(board, "image") if image is None else {"bytes": image, "path": None}
-    drawn = _image(oracle_vr(family, state, answer), "oracle_vr")
+    drawn = _image(oracle_vr(family, state, answer), "oracle_vr") if family.vr is not None else None
     layer = grid_layer(family, state)
     steps, annotated_steps = [], []
     for step in map(family.render, states):  # each board is encoded plain, then annotated in place

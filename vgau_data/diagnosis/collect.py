@@ -187,11 +187,12 @@ def summarize(uses: Sequence[ImageUse], measured: Measured) -> Fidelity:
     """
     found = [(use, measured.records[use.entry.key]) for use in uses if use.entry.key in measured.records]
     routes = [(use, m) for use, m in found if m.get("route_feasible") is not None]
+    decoded = [m for _, m in found if m["cell_agreement"] is not None]  # None: the family's cells are not decoded
     lpips = [float(m["lpips"]) for _, m in found if _lpips_matches(m, measured.lpips)]
     return Fidelity(
         images=len(found),
-        cell_agreement=_mean([float(m["cell_agreement"]) for _, m in found]),
-        exact=_mean([float(bool(m["cells_exact"])) for _, m in found]),
+        cell_agreement=_mean([float(m["cell_agreement"]) for m in decoded]),
+        exact=_mean([float(bool(m["cells_exact"])) for m in decoded]),
         ssim=_mean([float(m["ssim"]) for _, m in found]),
         lpips=_mean(lpips),
         lpips_images=len(lpips),

@@ -51,20 +51,24 @@ def image_fidelity(
         oracle: the oracle image, if already at hand (else rendered, and for ``"vr"`` solved).
 
     Returns:
-        JSON-able ``cell_agreement``, ``cells_exact``, ``ssim`` and, for ``"vr"`` on a family
-        with a red route, ``route_feasible``, ``route_error``, ``route_cells``, ``route_length``,
-        ``route_ambiguous``.
+        JSON-able ``cell_agreement``, ``cells_exact`` (both None for a family whose cells
+        cannot be decoded, ``FamilySpec.fidelity`` None), ``ssim`` and, for ``"vr"`` on a
+        family with a red route, ``route_feasible``, ``route_error``, ``route_cells``,
+        ``route_length``, ``route_ambiguous``.
 
     Example:
         >>> from vgau_data.registry import get_family
         >>> maze = get_family("maze")
-        >>> state = maze.palette_states()[0]
+        >>> state = maze.fidelity.palette_states()[0]
         >>> image_fidelity(maze, oracle_image(maze, state, "vr"), state, "vr")["route_feasible"]
         True
     """
     oracle = oracle if oracle is not None else oracle_image(family, state, purpose)
-    record: dict[str, Any] = cell_agreement(family, image, state, OVERLAY_OF_PURPOSE[purpose]).to_dict()
+    if family.fidelity is not None:
+        record: dict[str, Any] = cell_agreement(family, image, state, OVERLAY_OF_PURPOSE[purpose]).to_dict()
+    else:  # nothing to decode the cells with: no cell measures, the rest still applies
+        record = {"cell_agreement": None, "cells_exact": None}
     record["ssim"] = ssim(image, oracle)
-    if purpose == "vr" and family.route_start is not None:
+    if purpose == "vr" and family.vr is not None and family.vr.route_start is not None:
         record |= read_route(family, image, state).to_dict()
     return record

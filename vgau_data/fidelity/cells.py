@@ -2,7 +2,7 @@
 
 Every cell of the image is reduced to a small colour patch (block averages) and compared
 with reference cells rendered by our own renderer from the family's ``palette_states``
-(every label in every look: a vehicle's end cell and middle cell, a target block's four
+(``FamilySpec.fidelity``; every label in every look: a vehicle's end cell and middle cell, a target block's four
 quarters). The nearest reference gives the cell's label; a cell farther than
 ``MAX_CELL_RMS`` from every reference reads as ``UNKNOWN`` (noise, a smeared or missing
 piece), so it never agrees with the truth by accident.
@@ -26,6 +26,7 @@ from PIL import Image
 from vgau_data.oracle_aids import grid_overlay
 from vgau_data.oracle_aids.vr import sketch_mask
 from vgau_data.puzzles.base import FamilySpec
+from vgau_data.puzzles.capabilities import Fidelity
 from vgau_data.rendering import BoardGeometry
 
 Overlay = Literal["none", "grid", "sketch"]
@@ -96,18 +97,23 @@ class _Library:
 _LIBRARIES: dict[str, _Library] = {}
 
 
+def _decoding(family: FamilySpec) -> Fidelity:
+    if family.fidelity is None:
+        raise ValueError(f"family {family.name!r} has no cell decoding (FamilySpec.fidelity)")
+    return family.fidelity
+
+
 def _library(family: FamilySpec) -> _Library:
     """The family's reference cells, rendered once per process."""
     cached = _LIBRARIES.get(family.name)
     if cached is not None:
         return cached
-    if family.cell_labels is None or family.palette_states is None:
-        raise ValueError(f"family {family.name!r} has no cell decoding (cell_labels / palette_states)")
+    decoding = _decoding(family)
     seen: dict[bytes, str] = {}
     rows: list[np.ndarray] = []
-    for state in family.palette_states():
+    for state in decoding.palette_states():
         patches = cell_patches(family.geometry, family.render(state))
-        for label, patch in zip(family.cell_labels(state), patches):
+        for label, patch in zip(decoding.cell_labels(state), patches):
             key = patch.tobytes()
             if key in seen:
                 if seen[key] != label:
@@ -155,8 +161,8 @@ def read_cells(family: FamilySpec, image: Image.Image, overlay: Overlay = "none"
     Example:
         >>> from vgau_data.registry import get_family
         >>> maze = get_family("maze")
-        >>> state = maze.palette_states()[0]
-        >>> read_cells(maze, maze.render(state)) == maze.cell_labels(state)
+        >>> state = maze.fidelity.palette_states()[0]
+        >>> read_cells(maze, maze.render(state)) == maze.fidelity.cell_labels(state)
         True
     """
     library = _library(family)
@@ -189,10 +195,8 @@ def cell_agreement(family: FamilySpec, image: Image.Image, state: Any, overlay: 
     Example:
         >>> from vgau_data.registry import get_family
         >>> maze = get_family("maze")
-        >>> state = maze.palette_states()[0]
+        >>> state = maze.fidelity.palette_states()[0]
         >>> cell_agreement(maze, maze.render(state), state).agreement
         1.0
     """
-    if family.cell_labels is None:
-        raise ValueError(f"family {family.name!r} has no cell decoding (cell_labels)")
-    return agreement(read_cells(family, image, overlay), family.cell_labels(state))
+    return agreement(read_cells(family, image, overlay), _decoding(family).cell_labels(state))

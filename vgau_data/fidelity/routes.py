@@ -3,7 +3,8 @@
 The strokes are found edge by edge: two neighbouring cells are joined when red covers
 the segment between their centres near the shared edge (three sample points, each with
 a little slack across the segment). A red grid line lies along edges, not across them,
-so it joins nothing. A reading is a walk from the family's ``route_start`` cell that
+so it joins nothing. A reading is a walk from the family's ``route_start`` cell
+(``FamilySpec.vr``) that
 uses every stroke at most once and ends where no unused stroke is left.
 
 The walked cells become interactive steps (``route_answer``: sokoban adds the final push
@@ -30,7 +31,8 @@ from typing import Any, Final
 import numpy as np
 from PIL import Image
 
-from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Cell, Direction, FamilySpec, Illegal, Replay, route_directions
+from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Cell, Direction, FamilySpec, Illegal, Replay
+from vgau_data.puzzles.capabilities import route_directions
 from vgau_data.rendering import BoardGeometry
 
 RED_MIN: Final = 170
@@ -134,21 +136,22 @@ def read_route(family: FamilySpec, image: Image.Image, state: Any) -> RouteReadi
         >>> from vgau_data.registry import get_family
         >>> from vgau_data.oracle_aids.vr import oracle_vr
         >>> maze = get_family("maze")
-        >>> state = maze.palette_states()[0]
+        >>> state = maze.fidelity.palette_states()[0]
         >>> read_route(maze, oracle_vr(maze, state, ("right", "right")), state).replay.feasible
         True
     """
-    if family.route_start is None:
-        raise ValueError(f"family {family.name!r} draws no red route (FamilySpec.route_start)")
+    vr = family.vr
+    if vr is None or vr.route_start is None:
+        raise ValueError(f"family {family.name!r} draws no red route (FamilySpec.vr.route_start)")
     geometry = family.geometry
     if image.size != geometry.size:
         image = image.resize(geometry.size, Image.Resampling.BILINEAR)
     links = _strokes(red_mask(image), geometry)
-    start = family.route_start(state)
+    start = vr.route_start(state)
     strokes = _component_strokes(links, start)
 
     def reading_of(cells: tuple[Cell, ...]) -> RouteReading:
-        steps = tuple(family.route_answer(state, cells) if family.route_answer else route_directions(cells))
+        steps = tuple(vr.route_answer(state, cells) if vr.route_answer else route_directions(cells))
         return RouteReading(cells, steps, _verdict(family, state, steps))
 
     walks = _walks(links, start, strokes)

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from vgau_data.builders.hub_folder import ROW_ID_PATTERN
 from vgau_data.errors import SubmissionError
+from vgau_data.types import ROW_ID_PATTERN
 
 if TYPE_CHECKING:
     from vgau_data.metrics.references import ReferenceSet

@@ -144,7 +144,7 @@ def oracle_image(family: FamilySpec, state: Any, purpose: Purpose) -> Image.Imag
     Example:
         >>> from vgau_data.registry import get_family
         >>> maze = get_family("maze")
-        >>> oracle_image(maze, maze.palette_states()[0], "aid").size
+        >>> oracle_image(maze, maze.fidelity.palette_states()[0], "aid").size
         (552, 552)
     """
     if purpose == "aid":

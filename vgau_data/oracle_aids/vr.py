@@ -25,7 +25,8 @@ from typing import Any, Final
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vgau_data.puzzles.base import DELTAS, FamilySpec, Sketch, SketchMove
+from vgau_data.puzzles.base import DELTAS, FamilySpec
+from vgau_data.puzzles.capabilities import Sketch, SketchMove
 from vgau_data.rendering import BoardGeometry, draw_centered_text
 
 ROUTE_COLOURS: Final[tuple[tuple[int, int, int], ...]] = (
@@ -95,9 +96,9 @@ def _badge(draw: ImageDraw.ImageDraw, geometry: BoardGeometry, move: SketchMove,
 
 def oracle_vr(family: FamilySpec, state: Any, answer: Sequence[Any]) -> Image.Image:
     """The board of ``state`` with ``answer`` drawn on it (the dataset's ``oracle_vr``)."""
-    if family.sketch is None:
-        raise ValueError(f"family {family.name!r} has no solution drawing (FamilySpec.sketch)")
-    return draw_sketch(family.render(state), family.geometry, family.sketch(state, answer))
+    if family.vr is None:
+        raise ValueError(f"family {family.name!r} has no solution drawing (FamilySpec.vr), so no oracle_vr")
+    return draw_sketch(family.render(state), family.geometry, family.vr.sketch(state, answer))
 
 
 @functools.cache

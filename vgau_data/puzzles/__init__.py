@@ -1,1 +1,1 @@
-"""The six puzzle families, one module each; ``vgau_data.registry`` lists them."""
+"""The puzzle families, one package each (``base`` says what a family gives); ``vgau_data.registry`` lists them."""

@@ -1,8 +1,23 @@
 """What every puzzle family provides, and the pieces they share.
 
-A family is one module in ``vgau_data/puzzles/`` that ends with ``SPEC = FamilySpec(...)``.
-Everything else in the package (builders, oracle aids, scoring, runners) talks to a
-family only through its ``FamilySpec``; nothing outside the module knows its rules.
+A family is one package, ``vgau_data/puzzles/<family>/``, of small role modules:
+
+    state.py      the frozen state type, its JSON (SPEC §4) and ASCII forms; a leaf module
+    rules.py      ``apply_step``, ``is_goal`` and the scorer's fast ``replay``
+    solver.py     ``solve`` (exhaustive, optimal) and ``random_answer`` (the baseline)
+    generator.py  ``BUCKETS``, ``LENGTH_MIX`` and ``generate``
+    render.py     ``GEOMETRY`` and ``render``
+    answers.py    ``ANSWER_TAG``, ``parse_answer``, ``format_answer``, ``answer_payload``,
+                  ``parse_step``, ``format_step``
+    prompts.py    ``PROMPTS``
+    and, where the family has them, its optional capabilities (``capabilities``):
+    fidelity.py (cell labels, perturbation, the drawn solution), paper.py (the authors'
+    records), structure.py (structure statistics).
+
+Its ``__init__`` ends with ``SPEC = FamilySpec.from_modules(name, (state, rules, ...),
+fidelity=..., ...)``, registered by one line in ``vgau_data/registry.py``. Everything else
+in the package (builders, oracle aids, scoring, runners) talks to a family only through
+its ``FamilySpec``; nothing outside the package knows its rules.
 
 Vocabulary:
     state    a frozen dataclass; ``to_json``/``from_json`` round-trip SPEC §4's schema.
@@ -15,13 +30,14 @@ Vocabulary:
 
 from __future__ import annotations
 
-import functools
-import itertools
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
+from vgau_data.puzzles.capabilities import EpisodeSteps, Fidelity, SolutionSketch, Structure
 from vgau_data.puzzles.prompts import QUESTION_STYLES, FamilyPrompts
 from vgau_data.types import (
     BUCKET_SIZES,
@@ -54,6 +70,7 @@ if TYPE_CHECKING:
     import numpy as np
     from PIL import Image
 
+    from vgau_data.puzzles.paper_records import PaperFormat
     from vgau_data.rendering import BoardGeometry
 
 _DIRECTION_ALIASES = {"u": "up", "d": "down", "l": "left", "r": "right"}
@@ -177,82 +194,6 @@ def walk(state: Any, answer: Sequence[Any], apply_step: Callable[[Any, Any], Any
     return states
 
 
-@dataclass(frozen=True, slots=True)
-class SketchMove:
-    """One numbered arrow of a solution drawing: from ``cell``'s centre one cell towards ``direction``."""
-
-    cell: Cell
-    direction: Direction
-
-
-@dataclass(frozen=True, slots=True)
-class Sketch:
-    """What the drawn solution of a state shows (``oracle_aids.vr`` draws it on the board).
-
-    ``routes`` are polylines through cell centres, each in its own colour, the first in
-    red (maze, sokoban and path draw one red route; onet one route per removed pair).
-    ``moves`` are numbered arrows in solution order (parking, klotski).
-    """
-
-    routes: tuple[tuple[Cell, ...], ...] = ()
-    moves: tuple[SketchMove, ...] = ()
-
-
-def route_directions(cells: Sequence[Cell]) -> tuple[Direction, ...]:
-    """The moves that walk ``cells`` in order (each cell a neighbour of the one before).
-
-    Example:
-        >>> route_directions([(0, 0), (0, 1), (1, 1)])
-        ('right', 'down')
-    """
-    moves = {delta: direction for direction, delta in DELTAS.items()}
-    steps = []
-    for (r0, c0), (r1, c1) in itertools.pairwise(cells):
-        try:
-            steps.append(moves[(r1 - r0, c1 - c0)])
-        except KeyError:
-            raise ValueError(f"cells {(r0, c0)} and {(r1, c1)} are not neighbours") from None
-    return tuple(steps)  # type: ignore[arg-type]
-
-
-CellEdit = tuple[int, Any]
-"""``(cells_changed, edit)``: one way to alter a piece of a board for ``pick_edits``."""
-
-
-def pick_edits(options: Sequence[Sequence[CellEdit]], k: int, rng: np.random.Generator) -> list[Any]:
-    """Choose at most one edit per piece so that exactly ``k`` cells change in total.
-
-    ``options[i]`` lists the edits possible on piece ``i`` (a cell, a vehicle, a block),
-    each with the number of cells it changes; pieces must not share cells. The choice is
-    uniform over pieces and edits among those that can still reach ``k`` (a subset-sum
-    table over the pieces), so a perturbation never falls short or overshoots.
-
-    Raises:
-        ValueError: when no choice of edits changes exactly ``k`` cells.
-
-    Example:
-        >>> import numpy as np
-        >>> len(pick_edits([[(1, "a")], [(2, "b")], [(1, "c")]], 3, np.random.default_rng(0)))
-        2
-    """
-    order = [int(i) for i in rng.permutation(len(options))]
-    reachable = [{0}]  # reachable[j]: totals that pieces order[j:] can add
-    for index in reversed(order):
-        tail = reachable[0]
-        reachable.insert(0, tail | {total + cost for total in tail for cost, _ in options[index]})
-    if k not in reachable[0]:
-        raise ValueError(f"no choice of edits changes exactly {k} cells (at most {max(reachable[0])} can change)")
-    chosen, remaining = [], k
-    for j, index in enumerate(order):
-        choices = [(0, None)] + [edit for edit in options[index] if remaining - edit[0] >= 0]
-        choices = [edit for edit in choices if remaining - edit[0] in reachable[j + 1]]
-        cost, edit = choices[int(rng.integers(len(choices)))]
-        if cost:
-            chosen.append(edit)
-            remaining -= cost
-    return chosen
-
-
 LengthMix = Mapping[str, Mapping[int, int]]
 """Rows per optimal length in each bucket: ``{"easy": {1: 5, 2: 5, ...}, ...}``."""
 
@@ -304,121 +245,171 @@ def draw_slot(mix: LengthMix, difficulty: str, rng: np.random.Generator) -> Slot
     return Slot(length, float(rng.random()))
 
 
-def steps_are_the_answer(initial_state: Any, steps: Sequence[Any]) -> tuple[Any, ...]:
-    """``episode_answer`` of every family whose interactive steps are answer steps (all but path)."""
-    return tuple(steps)
+CORE_CONSTANTS: dict[str, str] = {
+    "buckets": "BUCKETS",
+    "length_mix": "LENGTH_MIX",
+    "geometry": "GEOMETRY",
+    "prompts": "PROMPTS",
+    "answer_tag": "ANSWER_TAG",
+}
+"""How a role module spells the required fields that are data, not functions (``FamilySpec.from_modules``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class FamilySpec:
     """One puzzle family, as the rest of the package sees it.
 
-    Required (every family has its own):
+    Required core (every family gives its own; ``from_modules`` reads them from the
+    family's role modules):
         name: registry key, HF config name and id prefix.
         buckets: SPEC §2 ``optimal_length`` range per difficulty, inclusive.
-        geometry: where the cells of the rendered board lie (shared by every state).
-        from_json / to_json: the canonical ``state`` column.
-        generate: ``(difficulty, rng, slot=None) -> state`` whose optimum is exactly
-            ``slot.length`` (a slot drawn from ``length_mix`` when None).
         length_mix: the rows per optimal length of each bucket (the authors' histogram);
             ``slot`` hands row ``index`` its length from it.
+        geometry: where the cells of the rendered board lie (shared by every state).
+        from_json / to_json: the canonical ``state`` column.
+        apply_step: ``(state, step) -> state | Illegal``, one move of the interactive
+            environment (for path: the marker moves one cell and the model declares the
+            labels it passes).
+        is_goal: the environment's episode is won.
+        replay: ``(state, answer) -> Replay``, the scorer's fast path; it agrees with
+            stepping ``apply_step`` and ``is_goal``.
+        generate: ``(difficulty, rng, slot=None) -> state`` whose optimum is exactly
+            ``slot.length`` (a slot drawn from ``length_mix`` when None).
         solve: exhaustive optimal solver, ``state -> Solution`` (None if unsolvable).
-        replay: ``(state, answer) -> Replay``, the scorer's fast path.
+        random_answer: ``(state, rng) -> answer``, legal-looking random steps (baseline).
         render: ``state -> RGB PIL image`` of size ``geometry.size``, no grid, no labels.
+        prompts: the family's prompt pieces (``puzzles/prompts.py`` composes every
+            protocol's text from them); ``question(state, style)`` is built from them.
         parse_answer: raw model text -> answer tuple; raises ``AnswerError``.
         format_answer: answer tuple -> text in the SPEC §3 format (tags included).
         answer_payload: answer tuple -> the JSON payload stored in the ``solution`` column.
         answer_tag: the SPEC §3 tag around that payload in an answer text (None when the
             payload is the whole answer, as klotski's ``{"solution": [...]}``).
-        prompts: the family's prompt pieces (``puzzles/prompts.py`` composes every
-            protocol's text from them); ``question(state, style)`` is built from them.
-        random_answer: ``(state, rng) -> answer``, legal-looking random steps (baseline).
-        apply_step: ``(state, step) -> state | Illegal``, one move of the interactive
-            environment (for path: the marker moves one cell and the model declares the
-            labels it passes).
-        is_goal: the environment's episode is won.
         parse_step / format_step: one interactive step in the per-turn format of the
             paper's authors (``<STEP_JSON>...</STEP_JSON>``, or a sentence for maze and
             sokoban); ``parse_step`` reads the last step in a reply, raising ``AnswerError``.
             An episode's steps, as a tuple, are an answer ``replay`` judges.
 
-    Defaults (what most families share; set them where a family differs):
+    Traits (defaults fit most families; set them where a family differs):
         dashed_grid: the oracle aid draws dashed grid lines (klotski).
         unique_length: every feasible answer has the optimal length (path, onet).
-        trajectory: ``(state, answer) -> [state after each step]`` for oracle images;
-            default: ``apply_step`` along the answer. Path's answer is labels, so it walks
-            the marker instead (its length is always ``optimal_length``).
-        answer_steps: ``(state, answer) -> steps``, the interactive steps that play a
-            (solver) answer; default: the answer's own steps. Path answers with letters,
-            so it walks the marker along the route, declaring the letters it passes.
         labelled_cells: ``state -> cells`` that carry a ``(r,c)`` label in the oracle aid
-            (Tables 18-23); default None: every cell. Sokoban labels non-wall cells only.
-        answer_from_payload: the inverse of ``answer_payload``; default: ``parse_answer``
-            of the payload wrapped in ``answer_tag``.
-        random_step: ``(state, rng) -> step``, one random interactive step (baseline);
-            default: a step of ``random_answer``.
+            (Tables 18-23); None: every cell. Sokoban labels non-wall cells only.
         generation_weight: relative cost of generating a row, for scheduling builds.
 
-    Generation fidelity (None: the family has none; see ``vgau_data.fidelity``):
-        cell_labels: ``state -> labels``, what every cell shows (row-major), e.g.
-            ``wall``/``open``/``agent``; a label names a look, so equal labels look alike
-            up to the piece a cell belongs to. Generated images are decoded into them.
-        palette_states: ``() -> states`` whose renders show every label in every look
-            (the decoder's reference cells).
-        perturb: ``(state, k, rng) -> state`` with exactly ``k`` cell labels changed, for
-            ``render`` (it need not be a solvable or even valid puzzle).
-        sketch: ``(state, answer) -> Sketch``, the solution drawing of self-VR's oracle.
-        route_start: the cell a red route starts from (maze, sokoban, path).
-        route_answer: ``(state, cells) -> steps`` turns a red route read from an image
-            into interactive steps (None: the route's own moves, ``route_directions``).
+    Optional capabilities (None: the family has none; ``capabilities`` describes each and
+    what its consumers do without it): ``episode_steps``, ``fidelity``, ``vr``, ``paper``,
+    ``structure``.
+
+    Everything else is computed from these fields (``trajectory``, ``answer_steps``,
+    ``answer_from_payload``, ``random_step``, ``oracle_steps``, ``question``, ``slot``,
+    ``bucket_of``), so ``dataclasses.replace(spec, apply_step=f)`` changes all that
+    depends on ``apply_step``.
     """
 
     name: str
     buckets: Mapping[str, tuple[int, int]]
+    length_mix: LengthMix
     geometry: BoardGeometry
     from_json: Callable[[str], Any]
     to_json: Callable[[Any], str]
-    generate: Callable[..., Any]
-    length_mix: LengthMix
-    solve: Callable[[Any], Solution | None]
+    apply_step: Callable[[Any, Any], Any]
+    is_goal: Callable[[Any], bool]
     replay: Callable[[Any, Sequence[Any]], Replay]
+    generate: Callable[..., Any]
+    solve: Callable[[Any], Solution | None]
+    random_answer: Callable[[Any, np.random.Generator], tuple[Any, ...]]
     render: Callable[[Any], Image.Image]
+    prompts: FamilyPrompts
     parse_answer: Callable[[str], tuple[Any, ...]]
     format_answer: Callable[[Sequence[Any]], str]
     answer_payload: Callable[[Sequence[Any]], str]
     answer_tag: str | None
-    prompts: FamilyPrompts
-    random_answer: Callable[[Any, np.random.Generator], tuple[Any, ...]]
-    apply_step: Callable[[Any, Any], Any]
-    is_goal: Callable[[Any], bool]
     parse_step: Callable[[str], Any]
     format_step: Callable[[Any], str]
     dashed_grid: bool = False
     unique_length: bool = False
-    trajectory: Callable[[Any, Sequence[Any]], list[Any]] = None  # type: ignore[assignment]
-    answer_steps: Callable[[Any, Sequence[Any]], tuple[Any, ...]] = None  # type: ignore[assignment]
     labelled_cells: Callable[[Any], frozenset[Cell]] | None = None
-    answer_from_payload: Callable[[str], tuple[Any, ...]] = None  # type: ignore[assignment]
-    random_step: Callable[[Any, np.random.Generator], Any] = None  # type: ignore[assignment]
     generation_weight: float = 1.0
-    cell_labels: Callable[[Any], tuple[str, ...]] | None = None
-    palette_states: Callable[[], tuple[Any, ...]] | None = None
-    perturb: Callable[[Any, int, np.random.Generator], Any] | None = None
-    sketch: Callable[[Any, Sequence[Any]], Sketch] | None = None
-    route_start: Callable[[Any], Cell] | None = None
-    route_answer: Callable[[Any, Sequence[Cell]], tuple[Any, ...]] | None = None
+    episode_steps: EpisodeSteps | None = None
+    fidelity: Fidelity | None = None
+    vr: SolutionSketch | None = None
+    paper: PaperFormat | None = None
+    structure: Structure | None = None
 
-    def __post_init__(self) -> None:
-        """Fill the derived defaults (None above) from the family's own functions."""
-        derived = {
-            "trajectory": functools.partial(_trajectory, apply_step=self.apply_step),
-            "answer_steps": _own_steps,
-            "answer_from_payload": functools.partial(_answer_from_payload, self.parse_answer, self.answer_tag),
-            "random_step": functools.partial(_random_step, self.random_answer),
-        }
-        for name, value in derived.items():
-            if getattr(self, name) is None:
-                object.__setattr__(self, name, value)
+    @classmethod
+    def from_modules(cls, name: str, modules: Sequence[ModuleType], **fields: Any) -> FamilySpec:
+        """The spec of a family package: each required field read from its role modules, the rest given.
+
+        A field is looked up by its own name (``apply_step``, ``solve``, ...), or in
+        capitals for the data in ``CORE_CONSTANTS`` (``BUCKETS``, ``GEOMETRY``, ...), in
+        every module; modules that import it from one another share one object. ``fields``
+        set the traits and capabilities, and override anything found.
+
+        Raises:
+            TypeError: a required field no module defines, or two modules define differently.
+
+        Example:
+            >>> from vgau_data.puzzles.maze import answers, generator, prompts, render, rules, solver, state
+            >>> roles = (state, rules, solver, generator, render, answers, prompts)
+            >>> FamilySpec.from_modules("maze", roles).fidelity is None  # no capability given
+            True
+        """
+        absent = object()
+        missing = []
+        for field in dataclasses.fields(cls):
+            if field.name == "name" or field.name in fields or field.default is not dataclasses.MISSING:
+                continue
+            attribute = CORE_CONSTANTS.get(field.name, field.name)
+            found = {}
+            for module in modules:
+                value = getattr(module, attribute, absent)
+                if value is not absent:
+                    found.setdefault(id(value), (module.__name__, value))
+            if not found:
+                missing.append(attribute)
+            elif len(found) > 1:
+                where = ", ".join(module for module, _ in found.values())
+                raise TypeError(f"{name}: {attribute} is defined differently in {where}")
+            else:
+                fields[field.name] = next(iter(found.values()))[1]
+        if missing:
+            raise TypeError(f"{name}: none of its modules defines {', '.join(missing)} (FamilySpec.from_modules)")
+        return cls(name=name, **fields)
+
+    def trajectory(self, state: Any, answer: Sequence[Any]) -> list[Any]:
+        """The states after each step of ``answer`` (the oracle state images).
+
+        ``apply_step`` along the answer; a family with ``episode_steps`` (path) walks its
+        episode instead, so its length is always ``optimal_length``.
+
+        Raises:
+            ValueError: a step of ``answer`` is illegal.
+        """
+        if self.episode_steps is not None:
+            return self.episode_steps.trajectory(state, answer)
+        return walk(state, answer, self.apply_step)
+
+    def answer_steps(self, state: Any, answer: Sequence[Any]) -> tuple[Any, ...]:
+        """The interactive steps that play ``answer``: its own steps, or the family's ``episode_steps``."""
+        if self.episode_steps is not None:
+            return self.episode_steps.answer_steps(state, answer)
+        return tuple(answer)
+
+    def answer_from_payload(self, payload: str) -> tuple[Any, ...]:
+        """The answer of a ``solution`` payload: ``parse_answer`` of it wrapped in ``answer_tag``."""
+        tag = self.answer_tag
+        return self.parse_answer(payload if tag is None else f"<{tag}>{payload}</{tag}>")
+
+    def random_step(self, state: Any, rng: np.random.Generator) -> Any:
+        """One random interactive step (baseline): a step of a random answer, or ``episode_steps``' own.
+
+        None when the family's random answer is empty twice.
+        """
+        if self.episode_steps is not None:
+            return self.episode_steps.random_step(state, rng)
+        answer = self.random_answer(state, rng) or self.random_answer(state, rng)
+        return answer[int(rng.integers(len(answer)))] if answer else None
 
     def question(self, state: Any, style: QuestionStyle) -> str:
         """The single-turn prompt: ``text_cot`` (Tables 12-17, the ``question`` column) or ``direct``."""
@@ -456,21 +447,3 @@ class FamilySpec:
             if low <= optimal_length <= high:
                 return difficulty
         return None
-
-
-def _own_steps(state: Any, answer: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(answer)
-
-
-def _trajectory(state: Any, answer: Sequence[Any], *, apply_step: Callable[[Any, Any], Any]) -> list[Any]:
-    return walk(state, answer, apply_step)
-
-
-def _answer_from_payload(parse_answer: Callable[[str], tuple[Any, ...]], tag: str | None, payload: str) -> tuple[Any, ...]:
-    return parse_answer(payload if tag is None else f"<{tag}>{payload}</{tag}>")
-
-
-def _random_step(random_answer: Callable[[Any, Any], tuple[Any, ...]], state: Any, rng: np.random.Generator) -> Any:
-    """A step of a random answer (None when the family's random answer is empty)."""
-    answer = random_answer(state, rng) or random_answer(state, rng)
-    return answer[int(rng.integers(len(answer)))] if answer else None

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from vgau_data.answers import last_tagged
 
 if TYPE_CHECKING:
-    from vgau_data.puzzles.base import FamilySpec
+    from vgau_data.rendering import BoardGeometry
 
 PROMPT_VERSION = "2"
 """Bump whenever a prompt changes: it is part of every record key. 2: the paper's content and formats."""
@@ -36,6 +36,19 @@ Images = Literal["shown", "shown_annotated", "drawn"]
 REMAINING_TAG = "answer"
 """The tag of the remaining-steps count (the authors' probe reads ``<answer>N</answer>``)."""
 MAX_REMAINING_DIGITS = 6
+
+
+class PromptedFamily(Protocol):
+    """What the prompts read of a family (a ``FamilySpec`` is one): its pieces and the board's shape."""
+
+    @property
+    def prompts(self) -> FamilyPrompts: ...
+
+    @property
+    def geometry(self) -> BoardGeometry: ...
+
+    @property
+    def dashed_grid(self) -> bool: ...
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -73,28 +86,28 @@ def _text(piece: StateText, state: Any) -> str:
     return piece(state) if callable(piece) else piece
 
 
-def task(spec: FamilySpec, state: Any) -> str:
+def task(spec: PromptedFamily, state: Any) -> str:
     """The facts every protocol gives: what the image shows, the rules and the goal."""
     prompts = spec.prompts
     return f"{_text(prompts.legend, state)}\n{_text(prompts.rules, state)}"
 
 
-def _reason_then_answer(spec: FamilySpec) -> str:
+def _reason_then_answer(spec: PromptedFamily) -> str:
     prompts = spec.prompts
     return f"Output format:\n1) Reason briefly: {prompts.reasoning}\n2) {prompts.answer_format}"
 
 
-def text_cot(spec: FamilySpec, state: Any) -> str:
+def text_cot(spec: PromptedFamily, state: Any) -> str:
     """Text-CoT (Tables 12-17): the facts, a brief reasoning, then the final answer."""
     return f"{task(spec, state)}\n\n{_reason_then_answer(spec)}"
 
 
-def direct(spec: FamilySpec, state: Any) -> str:
+def direct(spec: PromptedFamily, state: Any) -> str:
     """Direct: the facts and the answer format; the answer alone, no reasoning."""
     return f"{task(spec, state)}\n\nReply with the final answer only. {spec.prompts.answer_format}"
 
 
-def with_aid(spec: FamilySpec, state: Any, *, drawn_by_model: bool = False) -> str:
+def with_aid(spec: PromptedFamily, state: Any, *, drawn_by_model: bool = False) -> str:
     """GtA's answering turn: the board, then its grid-annotated copy (ours, or the model's own)."""
     source = "your annotated copy of it" if drawn_by_model else "the same board annotated"
     return (
@@ -104,7 +117,7 @@ def with_aid(spec: FamilySpec, state: Any, *, drawn_by_model: bool = False) -> s
     )
 
 
-def with_solution_drawing(spec: FamilySpec, state: Any, *, drawn_by_model: bool = True) -> str:
+def with_solution_drawing(spec: PromptedFamily, state: Any, *, drawn_by_model: bool = True) -> str:
     """VR's answering turn: the board and a drawing of a solution on it (the model's own, or ours for Oracle-VR)."""
     source = "your edited copy of it" if drawn_by_model else "a copy of it"
     return (
@@ -114,7 +127,7 @@ def with_solution_drawing(spec: FamilySpec, state: Any, *, drawn_by_model: bool 
     )
 
 
-def aid_edit(spec: FamilySpec, state: Any) -> str:
+def aid_edit(spec: PromptedFamily, state: Any) -> str:
     """Self-GtA's first stage (Tables 18-23): draw the grid and the cell coordinates on the board."""
     prompts, geometry = spec.prompts, spec.geometry
     lines = "thin red dashed lines" if spec.dashed_grid else "thin red lines"
@@ -132,7 +145,7 @@ def aid_edit(spec: FamilySpec, state: Any) -> str:
     )
 
 
-def solution_edit(spec: FamilySpec, state: Any) -> str:
+def solution_edit(spec: PromptedFamily, state: Any) -> str:
     """Self-VR's first stage (Tables 30-35): draw a solution on the board."""
     prompts = spec.prompts
     return (
@@ -145,7 +158,7 @@ def solution_edit(spec: FamilySpec, state: Any) -> str:
     )
 
 
-def vcot_intro(spec: FamilySpec, state: Any, *, images: Images) -> str:
+def vcot_intro(spec: PromptedFamily, state: Any, *, images: Images) -> str:
     """The first turn of an interactive protocol (Tables 24-29): the facts and the round structure.
 
     ``images`` says who supplies the board after each step: ``shown`` (Oracle-VCoT),
@@ -175,7 +188,7 @@ def vcot_intro(spec: FamilySpec, state: Any, *, images: Images) -> str:
     return "\n\n".join(parts)
 
 
-def step_request(spec: FamilySpec, index: int) -> str:
+def step_request(spec: PromptedFamily, index: int) -> str:
     """The request of round ``index`` (1-based) for one step in the per-step format."""
     return f"Step {index}: give exactly one {spec.prompts.step}, written as {spec.prompts.step_format}"
 
@@ -190,7 +203,7 @@ def image_request(index: int) -> str:
     return f"Now draw the board as it is after step {index}."
 
 
-def step_edit(spec: FamilySpec, index: int, step: str) -> str:
+def step_edit(spec: PromptedFamily, index: int, step: str) -> str:
     """Self-VCoT's image stage: the request of ``image_request`` with the step itself, so it stands alone.
 
     A generator that sees no conversation (a decoupled pair's, Table 3) learns the step from it.
@@ -257,5 +270,5 @@ def parse_remaining(text: str) -> int | None:
     return int(payload)
 
 
-QUESTION_STYLES: dict[str, Callable[[FamilySpec, Any], str]] = {"text_cot": text_cot, "direct": direct}
+QUESTION_STYLES: dict[str, Callable[[PromptedFamily, Any], str]] = {"text_cot": text_cot, "direct": direct}
 """The two single-turn questions a dataset row can carry (``question`` holds Text-CoT)."""

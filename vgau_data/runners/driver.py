@@ -88,6 +88,19 @@ def check_backend(configs: Sequence[ProtocolConfig], backend: Any) -> None:
             )
 
 
+def check_families(configs: Sequence[ProtocolConfig], instances: Sequence[Instance]) -> None:
+    """Refuse, before any call, a protocol on a family that lacks a capability it needs (``Episode.needs``)."""
+    families = {instance.family.name: instance.family for instance in instances}
+    for config in configs:
+        for need in config.protocol.needs:
+            lacking = sorted(name for name, family in families.items() if getattr(family, need) is None)
+            if lacking:
+                raise ProtocolError(
+                    f"{config.variant!r} needs FamilySpec.{need}, which {', '.join(lacking)} does not declare; "
+                    "run it on the other families (--families)"
+                )
+
+
 def fit_history(configs: Sequence[ProtocolConfig], backend: Any) -> list[ProtocolConfig]:
     """Configs whose conversations keep no more images than the backend reads (``max_images``, A.4)."""
     limit = image_limit(backend)
@@ -237,6 +250,7 @@ def run_benchmark(
     is written and ``on_skip`` the number of episodes skipped as already finished.
     """
     check_backend(plan.protocols, backend)
+    check_families(plan.protocols, instances)
     description = backend.describe()
     model_name = plan.model_name or str(description.get("model", backend.name))
     summary = RunSummary(Path(plan.out_dir) / model_slug(model_name, backend.fingerprint()))

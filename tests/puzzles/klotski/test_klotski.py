@@ -614,3 +614,9 @@ def test_step_format__is_table_29s_step_json() -> None:
     assert parse_step("Slide it. <step_json>{'from': [3, 2], 'direction': 'Down'}</step_json>") == step
     with pytest.raises(AnswerError):
         parse_step('{"solution":[{"from":[3,2],"direction":"DOWN"}]}')  # the final-answer format is no step
+
+
+def test_spec__declares_every_capability() -> None:
+    """Cell decoding, the drawn solution, the authors' records and structure statistics (numbered arrows: no red route)."""
+    assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
+    assert SPEC.vr.route_start is None and SPEC.episode_steps is None

@@ -720,3 +720,9 @@ def test_random_answer__pairs_the_occupied_cells_at_random():
     orders = {random_answer(state, np.random.default_rng(seed)) for seed in range(5)}
     assert len(orders) == 5
     assert parse_answer(format_answer(answer)) == answer
+
+
+def test_spec__declares_every_capability() -> None:
+    """Cell decoding, the drawn solution, the authors' records and structure statistics (one route per pair: no single red route to read back)."""
+    assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
+    assert SPEC.vr.route_start is None and SPEC.episode_steps is None

@@ -547,3 +547,9 @@ def test_random_answer__letters_and_deterministic(generated) -> None:
     assert first == random_answer(state, np.random.default_rng(5))
     assert 1 <= len(first) <= 5 and len(set(first)) == len(first) and set(first) <= set("ABCDE")
     assert parse_answer(format_answer(first)) == first
+
+
+def test_spec__declares_every_capability() -> None:
+    """Cell decoding, the drawn solution, the authors' records and structure statistics (the red route declares the letters; an episode walks the marker)."""
+    assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
+    assert SPEC.vr.route_answer is not None and SPEC.episode_steps is not None

@@ -33,33 +33,27 @@ Answer:
 from __future__ import annotations
 
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.klotski import answers, generator, prompts, render, rules, solver, state
-from vgau_data.puzzles.klotski import fidelity as klotski_fidelity
+from vgau_data.puzzles.klotski import (
+    answers,
+    fidelity,
+    generator,
+    paper,
+    prompts,
+    render,
+    rules,
+    solver,
+    state,
+    structure,
+)
 
-SPEC = FamilySpec(
-    name="klotski",
-    buckets=generator.BUCKETS,
-    geometry=render.GEOMETRY,
+__all__ = ["SPEC"]
+
+SPEC = FamilySpec.from_modules(
+    "klotski",
+    (state, rules, solver, generator, render, answers, prompts),
     dashed_grid=True,
-    from_json=state.from_json,
-    to_json=state.to_json,
-    generate=generator.generate,
-    length_mix=generator.LENGTH_MIX,
-    solve=solver.solve,
-    replay=rules.replay,
-    render=render.render,
-    parse_answer=answers.parse_answer,
-    format_answer=answers.format_answer,
-    answer_payload=answers.answer_payload,
-    prompts=prompts.PROMPTS,
-    random_answer=solver.random_answer,
-    apply_step=rules.apply_step,
-    is_goal=rules.is_goal,
-    answer_tag=None,
-    parse_step=answers.parse_step,
-    format_step=answers.format_step,
-    cell_labels=klotski_fidelity.cell_labels,
-    palette_states=lambda: (state.EXAMPLE,),
-    perturb=klotski_fidelity.perturb,
-    sketch=klotski_fidelity.sketch,
+    fidelity=fidelity.FIDELITY,
+    vr=fidelity.VR,
+    paper=paper.RECORDS,
+    structure=structure.STRUCTURE,
 )

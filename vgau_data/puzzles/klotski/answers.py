@@ -11,6 +11,8 @@ from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_step_value, r
 from vgau_data.puzzles.base import DIRECTIONS, AnswerError, parse_direction
 from vgau_data.puzzles.klotski.state import Step
 
+ANSWER_TAG: Final = None
+"""No tag: the ``{"solution": [...]}`` payload is the whole answer."""
 MAX_ANSWER_STEPS: Final = 1000
 
 

@@ -1,4 +1,4 @@
-"""What a klotski image shows cell by cell, and its drawn solution (``klotski.SPEC``'s fidelity fields).
+"""What a klotski image shows cell by cell, and its drawn solution (``FamilySpec.fidelity`` and ``FamilySpec.vr``).
 
 Kept apart from the rules; it reads a state's 36-character ``cells`` string of per-cell
 codes and builds new states with ``dataclasses.replace``.
@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from vgau_data.puzzles.base import Cell, Sketch, SketchMove, pick_edits
-from vgau_data.puzzles.klotski.state import KlotskiState
+from vgau_data.puzzles.base import Cell
+from vgau_data.puzzles.capabilities import Fidelity, Sketch, SketchMove, SolutionSketch, pick_edits
+from vgau_data.puzzles.klotski.state import EXAMPLE, KlotskiState
 
 SIZE = 6
 KIND_OF_CODE = {
@@ -28,6 +29,11 @@ def cell_labels(state: KlotskiState) -> tuple[str, ...]:
     """Row-major: ``target``, ``vertical``, ``horizontal``, ``single`` or ``empty``
     (blocks of one kind look alike, so a cell shows only its block's kind)."""
     return tuple(KIND_OF_CODE[code] for code in state.cells)
+
+
+def palette_states() -> tuple[KlotskiState, ...]:
+    """A board showing every kind of block and the empty cells (``state.EXAMPLE``)."""
+    return (EXAMPLE,)
 
 
 def perturb(state: KlotskiState, k: int, rng: np.random.Generator) -> KlotskiState:
@@ -52,3 +58,9 @@ def perturb(state: KlotskiState, k: int, rng: np.random.Generator) -> KlotskiSta
 def sketch(state: KlotskiState, answer: Sequence[tuple[Cell, str]]) -> Sketch:
     """A numbered arrow per slide from the block's top-left cell (the answer's ``from``) (Table 35)."""
     return Sketch(moves=tuple(SketchMove(cell, direction) for cell, direction in answer))  # type: ignore[arg-type]
+
+
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+"""What a klotski image shows cell by cell (``FamilySpec.fidelity``)."""
+VR = SolutionSketch(sketch=sketch)
+"""The drawn solution of a klotski board (``FamilySpec.vr``)."""

@@ -28,36 +28,16 @@ Answer:
 
 from __future__ import annotations
 
-import operator
-
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.grids import DIRECTION_TAG, GEOMETRY, format_move_sentence, parse_move_sentence
-from vgau_data.puzzles.maze import answers, fidelity, generator, prompts, render, rules, solver, state
+from vgau_data.puzzles.maze import answers, fidelity, generator, paper, prompts, render, rules, solver, state, structure
 
-SPEC = FamilySpec(
-    name="maze",
-    buckets=generator.BUCKETS,
-    geometry=GEOMETRY,
-    from_json=state.from_json,
-    to_json=state.to_json,
-    generate=generator.generate,
-    length_mix=generator.LENGTH_MIX,
-    solve=solver.solve,
-    replay=rules.replay,
-    render=render.render,
-    parse_answer=answers.parse_answer,
-    format_answer=answers.format_answer,
-    answer_payload=answers.answer_payload,
-    prompts=prompts.PROMPTS,
-    random_answer=solver.random_answer,
-    apply_step=rules.apply_step,
-    is_goal=rules.is_goal,
-    answer_tag=DIRECTION_TAG,
-    parse_step=parse_move_sentence,
-    format_step=format_move_sentence,
-    cell_labels=fidelity.cell_labels,
-    palette_states=fidelity.palette_states,
-    perturb=fidelity.perturb,
-    sketch=fidelity.sketch,
-    route_start=operator.attrgetter("start"),
+__all__ = ["SPEC"]
+
+SPEC = FamilySpec.from_modules(
+    "maze",
+    (state, rules, solver, generator, render, answers, prompts),
+    fidelity=fidelity.FIDELITY,
+    vr=fidelity.VR,
+    paper=paper.RECORDS,
+    structure=structure.STRUCTURE,
 )

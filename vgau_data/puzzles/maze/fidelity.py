@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
 
-from vgau_data.puzzles.base import Direction, Sketch, pick_edits, walk
+from vgau_data.puzzles.base import Direction, walk
+from vgau_data.puzzles.capabilities import Fidelity, Sketch, SolutionSketch, pick_edits
 from vgau_data.puzzles.grids import OPEN, WALL
 from vgau_data.puzzles.maze.rules import apply_step
 from vgau_data.puzzles.maze.state import MazeState, from_ascii
@@ -43,3 +45,9 @@ def perturb(state: MazeState, k: int, rng: np.random.Generator) -> MazeState:
 def sketch(state: MazeState, answer: Sequence[Direction]) -> Sketch:
     """The red route of the agent from its cell through every cell it walks."""
     return Sketch(routes=((state.start, *(s.start for s in walk(state, answer, apply_step))),))
+
+
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+"""What a maze image shows cell by cell (``FamilySpec.fidelity``)."""
+VR = SolutionSketch(sketch=sketch, route_start=operator.attrgetter("start"))
+"""The drawn solution of a maze board (``FamilySpec.vr``)."""

@@ -26,38 +26,22 @@ Answer:
     last tagged answer in the text counts). One interactive step is
     ``<STEP_JSON>[[r1,c1],[r2,c2]]</STEP_JSON>``.
 
-Drawing (the fruit tiles, drawn in code) is ``onet_render``.
+Drawing (the fruit tiles, drawn in code) is ``render``.
 """
 
 from __future__ import annotations
 
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.onet import answers, fidelity, generator, prompts, render, rules, solver, state
+from vgau_data.puzzles.onet import answers, fidelity, generator, paper, prompts, render, rules, solver, state, structure
 
-SPEC = FamilySpec(
-    name=state.NAME,
-    buckets=generator.BUCKETS,
-    geometry=render.GEOMETRY,
+__all__ = ["SPEC"]
+
+SPEC = FamilySpec.from_modules(
+    "onet",
+    (state, rules, solver, generator, render, answers, prompts),
     unique_length=True,
-    from_json=state.from_json,
-    to_json=state.to_json,
-    generate=generator.generate,
-    length_mix=generator.LENGTH_MIX,
-    solve=solver.solve,
-    replay=rules.replay,
-    render=render.render,
-    parse_answer=answers.parse_answer,
-    format_answer=answers.format_answer,
-    answer_payload=answers.answer_payload,
-    prompts=prompts.PROMPTS,
-    random_answer=solver.random_answer,
-    apply_step=rules.apply_step,
-    is_goal=rules.is_goal,
-    answer_tag="answer_json",
-    parse_step=answers.parse_step,
-    format_step=answers.format_step,
-    cell_labels=fidelity.cell_labels,
-    palette_states=fidelity.palette_states,
-    perturb=fidelity.perturb,
-    sketch=fidelity.sketch,
+    fidelity=fidelity.FIDELITY,
+    vr=fidelity.VR,
+    paper=paper.RECORDS,
+    structure=structure.STRUCTURE,
 )

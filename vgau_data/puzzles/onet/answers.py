@@ -10,6 +10,7 @@ from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_step_value, l
 from vgau_data.puzzles.base import AnswerError, Cell, canonical_json
 from vgau_data.puzzles.onet.state import Step
 
+ANSWER_TAG: Final = "answer_json"
 MAX_ANSWER_STEPS: Final = 1000
 """Longer parsed answers are ``bad_format`` (an honest answer has at most 18 steps)."""
 
@@ -43,7 +44,7 @@ def parse_answer(text: str) -> tuple[Step, ...]:
         (((0, 0), (0, 2)), ((1, 0), (3, 0)))
     """
     text = answer_text(text)
-    payload = last_tagged(text, "answer_json")
+    payload = last_tagged(text, ANSWER_TAG)
     if payload is None:
         raise AnswerError("no_answer", "no <answer_json>...</answer_json>")
     if len(payload) > MAX_PAYLOAD_CHARS:
@@ -103,4 +104,4 @@ def format_answer(answer: Sequence[Step]) -> str:
         >>> format_answer([((0, 0), (0, 2))])
         '<answer_json>[[[0,0],[0,2]]]</answer_json>'
     """
-    return f"<answer_json>{answer_payload(answer)}</answer_json>"
+    return f"<{ANSWER_TAG}>{answer_payload(answer)}</{ANSWER_TAG}>"

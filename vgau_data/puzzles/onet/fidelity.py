@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vgau_data.puzzles.base import Cell, Sketch, pick_edits, walk
+from vgau_data.puzzles.base import Cell, walk
+from vgau_data.puzzles.capabilities import Fidelity, Sketch, SolutionSketch, pick_edits
 from vgau_data.puzzles.onet.rules import _BITS, _flatten, _span, apply_step
 from vgau_data.puzzles.onet.state import FRUIT_LETTERS, FRUITS, SIZE, OnetState, Step, from_ascii
 
@@ -67,3 +68,9 @@ def sketch(state: OnetState, answer: Sequence[Step]) -> Sketch:
     """One route per removed pair, in removal order, on the board as it is before that removal (Table 34)."""
     boards = [state, *walk(state, answer, apply_step)]
     return Sketch(routes=tuple(connection(board, step) for board, step in zip(boards, answer)))
+
+
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+"""What a onet image shows cell by cell (``FamilySpec.fidelity``)."""
+VR = SolutionSketch(sketch=sketch)
+"""The drawn solution of a onet board (``FamilySpec.vr``)."""

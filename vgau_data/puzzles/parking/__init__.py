@@ -28,42 +28,33 @@ Answer:
     wins; car ids are case-insensitive and directions may be ``u d l r``. One interactive
     step is ``<STEP_JSON>{"car":"A","direction":"up"}</STEP_JSON>``.
 
-The bit-board search behind ``solve`` and ``generate`` is ``parking_search``; drawing is
-``parking_render``.
+The bit-board search behind ``solve`` and ``generate`` is ``search``; drawing is ``render``.
 """
 
 from __future__ import annotations
 
-import functools
-
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.parking import answers, generator, prompts, render, rules, solver, state
-from vgau_data.puzzles.parking import fidelity as parking_fidelity
+from vgau_data.puzzles.parking import (
+    answers,
+    fidelity,
+    generator,
+    paper,
+    prompts,
+    render,
+    rules,
+    solver,
+    state,
+    structure,
+)
 
-SPEC = FamilySpec(
-    name=state.NAME,
-    buckets=generator.BUCKETS,
-    geometry=render.GEOMETRY,
-    from_json=state.from_json,
-    to_json=state.to_json,
-    generate=generator.generate,
-    length_mix=generator.LENGTH_MIX,
-    solve=solver._solve,
-    replay=rules.replay,
-    render=render.render,
-    parse_answer=answers.parse_answer,
-    format_answer=answers.format_answer,
-    answer_payload=answers.answer_payload,
-    prompts=prompts.PROMPTS,
-    random_answer=solver.random_answer,
-    apply_step=rules.apply_step,
-    is_goal=rules.is_goal,
-    answer_tag=answers.ANSWER_TAG,
-    parse_step=answers.parse_step,
-    format_step=answers.format_step,
+__all__ = ["SPEC"]
+
+SPEC = FamilySpec.from_modules(
+    "parking",
+    (state, rules, solver, generator, render, answers, prompts),
     generation_weight=3.0,
-    cell_labels=parking_fidelity.cell_labels,
-    palette_states=functools.partial(parking_fidelity.palette_states, state.Vehicle, state.ParkingState),
-    perturb=parking_fidelity.perturb,
-    sketch=parking_fidelity.sketch,
+    fidelity=fidelity.FIDELITY,
+    vr=fidelity.VR,
+    paper=paper.RECORDS,
+    structure=structure.STRUCTURE,
 )

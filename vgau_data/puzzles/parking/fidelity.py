@@ -1,4 +1,4 @@
-"""What a parking image shows cell by cell, and its drawn solution (``parking.SPEC``'s fidelity fields).
+"""What a parking image shows cell by cell, and its drawn solution (``FamilySpec.fidelity`` and ``FamilySpec.vr``).
 
 Kept apart from the rules; it reads a state's ``exit_row`` and ``vehicles`` (``id``,
 ``row``, ``col``, ``length``, ``orientation``, ``cells``) and builds new ones with
@@ -8,12 +8,13 @@ Kept apart from the rules; it reads a state's ``exit_row`` and ``vehicles`` (``i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from vgau_data.puzzles.base import DELTAS, Sketch, SketchMove, pick_edits
+from vgau_data.puzzles.base import DELTAS
+from vgau_data.puzzles.capabilities import Fidelity, Sketch, SketchMove, SolutionSketch, pick_edits
 from vgau_data.puzzles.parking.render import PALETTE, SIZE
 from vgau_data.puzzles.parking.state import ParkingState, Vehicle
 
@@ -30,7 +31,7 @@ def cell_labels(state: ParkingState) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def palette_states(vehicle: Callable[..., Vehicle], board: Callable[..., ParkingState]) -> tuple[ParkingState, ...]:
+def palette_states() -> tuple[ParkingState, ...]:
     """Every id as a horizontal and a vertical vehicle of length 2 and 3, packed on as few boards as fit."""
     states = []
     for orientation in ("h", "v"):
@@ -40,8 +41,8 @@ def palette_states(vehicle: Callable[..., Vehicle], board: Callable[..., Parking
                 vehicles = []
                 for vid, (line, offset) in zip(IDS[first:], slots):
                     row, col = (line, offset) if orientation == "h" else (offset, line)
-                    vehicles.append(vehicle(vid, row, col, length, orientation))
-                states.append(board(0, tuple(sorted(vehicles, key=lambda v: v.id))))
+                    vehicles.append(Vehicle(vid, row, col, length, orientation))
+                states.append(ParkingState(0, tuple(sorted(vehicles, key=lambda v: v.id))))
     return tuple(states)
 
 
@@ -83,3 +84,9 @@ def sketch(state: ParkingState, answer: Sequence[tuple[str, str]]) -> Sketch:
         moves.append(SketchMove(v.cells[-1] if dr + dc > 0 else v.cells[0], direction))  # type: ignore[arg-type]
         where[vid] = dataclasses.replace(v, row=v.row + dr, col=v.col + dc)
     return Sketch(moves=tuple(moves))
+
+
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+"""What a parking image shows cell by cell (``FamilySpec.fidelity``)."""
+VR = SolutionSketch(sketch=sketch)
+"""The drawn solution of a parking board (``FamilySpec.vr``)."""

@@ -25,7 +25,7 @@ def solve(state: ParkingState, max_states: int = SOLVE_MAX_STATES) -> Solution |
 
     Returns None when no sequence of slides reaches the goal. Cached (states are
     immutable), so the builder's call after ``generate`` costs nothing. The search itself
-    is ``parking_search.shortest_exit``.
+    is ``search.shortest_exit``.
 
     Raises:
         SearchLimitError: when more than ``max_states`` positions were met first.
@@ -63,7 +63,3 @@ def random_answer(state: ParkingState, rng: np.random.Generator) -> tuple[Step, 
         options: tuple[Direction, Direction] = ("left", "right") if v.orientation == "h" else ("up", "down")
         steps.append((v.id, options[int(side)]))
     return tuple(steps)
-
-
-def _solve(state: ParkingState) -> Solution | None:
-    return solve(state)

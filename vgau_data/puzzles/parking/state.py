@@ -11,9 +11,6 @@ from vgau_data.errors import StateError
 from vgau_data.puzzles.base import Direction, canonical_json
 from vgau_data.puzzles.parking.search import SIZE
 
-NAME: Final = "parking"
-
-
 RED: Final = "R"
 OTHER_IDS: Final = tuple(ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch != RED)
 """Names of the other vehicles, at most 25 of them."""

@@ -42,40 +42,21 @@ Answer:
 
 from __future__ import annotations
 
-import operator
-
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.path import answers, fidelity, generator, prompts, render, rules, solver, state
+from vgau_data.puzzles.capabilities import EpisodeSteps
+from vgau_data.puzzles.path import answers, fidelity, generator, paper, prompts, render, rules, solver, state, structure
 
-SPEC = FamilySpec(
-    name="path",
-    buckets=generator.BUCKETS,
-    geometry=render.GEOMETRY,
+__all__ = ["SPEC"]
+
+SPEC = FamilySpec.from_modules(
+    "path",
+    (state, rules, solver, generator, render, answers, prompts),
     unique_length=True,
-    from_json=state.from_json,
-    to_json=state.to_json,
-    generate=generator.generate,
-    length_mix=generator.LENGTH_MIX,
-    solve=solver.solve,
-    replay=rules.replay,
-    trajectory=rules.trajectory,
-    render=render.render,
-    parse_answer=answers.parse_answer,
-    format_answer=answers.format_answer,
-    answer_payload=answers.answer_payload,
-    prompts=prompts.PROMPTS,
-    random_answer=solver.random_answer,
-    apply_step=rules.apply_step,
-    is_goal=rules.is_goal,
-    parse_step=answers.parse_step,
-    format_step=answers.format_step,
-    answer_steps=rules.answer_steps,
-    answer_tag=answers.TAG,
-    random_step=solver.random_step,
-    cell_labels=fidelity.cell_labels,
-    palette_states=fidelity.palette_states,
-    perturb=fidelity.perturb,
-    sketch=fidelity.sketch,
-    route_start=operator.attrgetter("start"),
-    route_answer=fidelity.route_answer,
+    episode_steps=EpisodeSteps(
+        answer_steps=rules.answer_steps, trajectory=rules.trajectory, random_step=solver.random_step
+    ),
+    fidelity=fidelity.FIDELITY,
+    vr=fidelity.VR,
+    paper=paper.RECORDS,
+    structure=structure.STRUCTURE,
 )

@@ -24,7 +24,7 @@ MAX_ANSWER_LABELS: Final = 100
 MAX_WALK_STEPS: Final = 1000
 
 
-TAG: Final = "answer"
+ANSWER_TAG: Final = "answer"
 
 
 _SPLIT = re.compile(r"[\s,;]+")
@@ -49,12 +49,12 @@ def parse_answer(text: str) -> tuple[Any, ...]:
         (PathStep(move='up', hit_labels=('A',)),)
     """
     text = answer_text(text)
-    payload = last_tagged(text, TAG)
+    payload = last_tagged(text, ANSWER_TAG)
     if payload is None:
         walk = _parse_walk(text)
         if walk:
             return walk
-        raise AnswerError("no_answer", f"no <{TAG}>...</{TAG}> found")
+        raise AnswerError("no_answer", f"no <{ANSWER_TAG}>...</{ANSWER_TAG}> found")
     if len(payload) > MAX_PAYLOAD_CHARS:
         raise AnswerError("bad_format", f"payload of {len(payload)} characters")
     body = strip_fences(payload)
@@ -137,4 +137,4 @@ def format_answer(answer: Sequence[Any]) -> str:
     """The answer text: ``<answer>A,C</answer>`` for letters, one step per line for a walk."""
     if answer and isinstance(answer[0], PathStep):
         return "\n".join(format_step(step) for step in answer)
-    return f"<{TAG}>{','.join(answer)}</{TAG}>"
+    return f"<{ANSWER_TAG}>{','.join(answer)}</{ANSWER_TAG}>"

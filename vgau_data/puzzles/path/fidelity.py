@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Sequence
 
 import numpy as np
 
-from vgau_data.puzzles.base import Cell, Sketch, pick_edits, route_directions
+from vgau_data.puzzles.base import Cell
+from vgau_data.puzzles.capabilities import Fidelity, Sketch, SolutionSketch, pick_edits, route_directions
 from vgau_data.puzzles.path.rules import _here, _route
 from vgau_data.puzzles.path.state import ROAD, WALL, PathState, PathStep, from_ascii
 
@@ -67,3 +69,9 @@ def route_answer(state: PathState, cells: Sequence[Cell]) -> tuple[PathStep, ...
         steps.append(PathStep(move, (letter_at[cell],) if cell in letter_at and cell not in seen else ()))
         seen.add(cell)
     return tuple(steps)
+
+
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+"""What a path image shows cell by cell (``FamilySpec.fidelity``)."""
+VR = SolutionSketch(sketch=sketch, route_start=operator.attrgetter("start"), route_answer=route_answer)
+"""The drawn solution of a path board (``FamilySpec.vr``)."""

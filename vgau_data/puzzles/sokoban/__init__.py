@@ -27,40 +27,28 @@ Answer:
 
 from __future__ import annotations
 
-import functools
-import operator
-
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.grids import DIRECTION_TAG, format_move_sentence, parse_move_sentence
-from vgau_data.puzzles.sokoban import answers, generator, prompts, render, rules, solver, state
-from vgau_data.puzzles.sokoban import fidelity as sokoban_fidelity
+from vgau_data.puzzles.sokoban import (
+    answers,
+    fidelity,
+    generator,
+    paper,
+    prompts,
+    render,
+    rules,
+    solver,
+    state,
+    structure,
+)
 
-SPEC = FamilySpec(
-    name=state.NAME,
-    buckets=generator.BUCKETS,
-    geometry=render.GEOMETRY,
-    from_json=state.from_json,
-    to_json=state.to_json,
-    generate=generator.generate,
-    length_mix=generator.LENGTH_MIX,
-    solve=solver.solve,
-    replay=rules.replay,
-    render=render.render,
-    parse_answer=answers.parse_answer,
-    format_answer=answers.format_answer,
-    answer_payload=answers.answer_payload,
-    prompts=prompts.PROMPTS,
+__all__ = ["SPEC"]
+
+SPEC = FamilySpec.from_modules(
+    "sokoban",
+    (state, rules, solver, generator, render, answers, prompts),
     labelled_cells=render.labelled_cells,
-    random_answer=solver.random_answer,
-    apply_step=rules.apply_step,
-    is_goal=rules.is_goal,
-    answer_tag=DIRECTION_TAG,
-    parse_step=parse_move_sentence,
-    format_step=format_move_sentence,
-    cell_labels=sokoban_fidelity.cell_labels,
-    palette_states=functools.partial(sokoban_fidelity.palette_states, state.from_ascii),
-    perturb=sokoban_fidelity.perturb,
-    sketch=sokoban_fidelity.sketch,
-    route_start=operator.attrgetter("player"),
-    route_answer=sokoban_fidelity.route_answer,
+    fidelity=fidelity.FIDELITY,
+    vr=fidelity.VR,
+    paper=paper.RECORDS,
+    structure=structure.STRUCTURE,
 )

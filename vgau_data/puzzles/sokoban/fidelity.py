@@ -1,4 +1,4 @@
-"""What a sokoban image shows cell by cell, and its drawn solution (``sokoban.SPEC``'s fidelity fields).
+"""What a sokoban image shows cell by cell, and its drawn solution (``FamilySpec.fidelity`` and ``FamilySpec.vr``).
 
 Kept apart from the rules; it reads a state's ``grid``, ``player``, ``box`` and ``target``
 and builds new states with ``dataclasses.replace``.
@@ -7,12 +7,14 @@ and builds new states with ``dataclasses.replace``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+import operator
+from collections.abc import Sequence
 
 import numpy as np
 
-from vgau_data.puzzles.base import DELTAS, Cell, Direction, Sketch, pick_edits, route_directions
-from vgau_data.puzzles.sokoban.state import FLOOR, WALL, SokobanState
+from vgau_data.puzzles.base import DELTAS, Cell, Direction
+from vgau_data.puzzles.capabilities import Fidelity, Sketch, SolutionSketch, pick_edits, route_directions
+from vgau_data.puzzles.sokoban.state import FLOOR, WALL, SokobanState, from_ascii
 
 
 def cell_labels(state: SokobanState) -> tuple[str, ...]:
@@ -29,7 +31,7 @@ def cell_labels(state: SokobanState) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def palette_states(from_ascii: Callable[[Sequence[str]], SokobanState]) -> tuple[SokobanState, ...]:
+def palette_states() -> tuple[SokobanState, ...]:
     """Boards showing walls, floor, the target, and the player and box on floor and on the target."""
     rest = ["#." * 5] * 9
     return tuple(from_ascii([first, *rest]) for first in ("P.BT#.....", "+.B.#.....", "P.*.#....."))
@@ -77,3 +79,9 @@ def route_answer(state: SokobanState, cells: Sequence[Cell]) -> tuple[Direction,
             if (player[-1][0] + dr, player[-1][1] + dc) == box and (box[0] + dr, box[1] + dc) == state.target:
                 return (*moves, direction)  # type: ignore[return-value]
     return moves
+
+
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+"""What a sokoban image shows cell by cell (``FamilySpec.fidelity``)."""
+VR = SolutionSketch(sketch=sketch, route_start=operator.attrgetter("player"), route_answer=route_answer)
+"""The drawn solution of a sokoban board (``FamilySpec.vr``)."""

@@ -10,7 +10,6 @@ from typing import Final
 from vgau_data.errors import StateError
 from vgau_data.puzzles.base import Cell, canonical_json
 
-NAME: Final = "sokoban"
 SIZE: Final = 10
 
 

@@ -7,8 +7,9 @@
 - ``noise``: seeded Gaussian noise of the input board's size (paper: interference);
 - ``mismatch``: the same kind of image made from another instance of the same family and
   bucket, chosen deterministically from ``instances`` (paper: misleading guidance);
-- ``perturbed-K``: the true image with exactly K cells wrong (``FamilySpec.perturb``),
-  rendered by our renderer: plausible but wrong.
+- ``perturbed-K``: the true image with exactly K cells wrong (``FamilySpec.fidelity.perturb``),
+  rendered by our renderer: plausible but wrong (a family without a perturbation, or a
+  self-VR image of one without a solution drawing, gets an error image result).
 
 Each image depends only on the request (its session, step and seed), so a rerun makes
 the same bytes. No torch, no model.
@@ -154,12 +155,14 @@ class ScriptedImageGenerator:
             return oracle_image(family, state, request.purpose), {}
         if self.model == "mismatch":
             return self._mismatch(family, request)
-        perturbed = family.perturb(state, self.k, _rng(request, "perturb"))
+        if family.fidelity is None or family.fidelity.perturb is None:
+            raise ValueError(f"{family.name} has no perturbation (FamilySpec.fidelity.perturb)")
+        perturbed = family.fidelity.perturb(state, self.k, _rng(request, "perturb"))
         if request.purpose == "vr":
             solution = family.solve(state)
-            if solution is None or family.sketch is None:
+            if solution is None or family.vr is None:
                 raise ValueError(f"{family.name}: no solution drawing for this state")
-            sketch = family.sketch(state, solution.answer)
+            sketch = family.vr.sketch(state, solution.answer)
             return draw_sketch(family.render(perturbed), family.geometry, sketch), {"cells_wrong": self.k}
         board = family.render(perturbed)
         return (annotate(family, board, perturbed) if request.purpose == "aid" else board), {"cells_wrong": self.k}

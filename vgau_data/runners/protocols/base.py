@@ -218,6 +218,8 @@ class Episode:
         summary: one line for help texts and the README table.
         draws: the model makes images (its backend needs an image capability).
         default_runs: runs when none are asked for (3 for protocols that draw, as in the paper).
+        needs: the optional ``FamilySpec`` capabilities it uses (``vr`` for Oracle-VR's
+            drawing); ``run`` refuses a family that lacks one before any call.
     """
 
     name: ClassVar[str]
@@ -226,6 +228,7 @@ class Episode:
     summary: ClassVar[str]
     draws: ClassVar[bool] = False
     default_runs: ClassVar[int] = 1
+    needs: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
         if config.name != self.name:

@@ -62,6 +62,7 @@ class OracleGtA(SingleTurnEpisode):
 class OracleVR(SingleTurnEpisode):
     name = "oracle_vr"
     rank = 90
+    needs = ("vr",)
     summary = "board + our drawing of an optimal solution on it (the dataset's oracle_vr) + the question"
 
     def first_message(self) -> Message:

@@ -1,0 +1,210 @@
+"""What a family may add to its required core: the optional capability groups of ``FamilySpec``.
+
+A group is None on a family that lacks it, and every consumer says what it leaves out then:
+
+    episode_steps  the answer is not the interactive steps (path names letters, its episode
+                   walks a marker): how an episode plays an answer
+    fidelity       what each cell of a board image shows, to decode generated images, and
+                   states perturbed by k cells (``vgau_data.fidelity``, the scripted images)
+    vr             the drawn solution (the dataset's ``oracle_vr``, the Oracle-VR protocol)
+                   and, for a red route, how to read one back from a drawing
+    paper          the authors' published records (``paper_records.PaperFormat``, with the
+                   helpers that read them; ``vgau-data build --from-paper``)
+    structure      structure statistics of instances, ours beside the authors' (the card's
+                   table, ``benchmarks/structure.py``)
+
+The vocabulary these groups speak lives here too: ``Sketch`` (what a drawing shows),
+``pick_edits`` (perturbations by exactly k cells), ``Statistic`` and ``Measures``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vgau_data.types import DELTAS, Cell, Direction
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EpisodeSteps:
+    """How an interactive episode plays an answer, for a family whose answer steps are not its episode's.
+
+    Path answers with the letters on the route; its episode moves a marker one cell per
+    step (``PathStep``). Every other family plays an answer's own steps and has none.
+
+    Attributes:
+        answer_steps: ``(state, answer) -> steps``, the episode that plays ``answer``
+            (``ValueError`` for an answer no episode plays).
+        trajectory: ``(state, answer) -> [state after each step]`` (oracle state images).
+        random_step: ``(state, rng) -> step``, one random interactive step (baseline).
+    """
+
+    answer_steps: Callable[[Any, Sequence[Any]], tuple[Any, ...]]
+    trajectory: Callable[[Any, Sequence[Any]], list[Any]]
+    random_step: Callable[[Any, np.random.Generator], Any]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Fidelity:
+    """What every cell of a board image shows, so that generated images can be decoded.
+
+    Attributes:
+        cell_labels: ``state -> labels``, what every cell shows (row-major), e.g.
+            ``wall``/``open``/``agent``; a label names a look, so equal labels look alike
+            up to the piece a cell belongs to. Generated images are decoded into them.
+        palette_states: ``() -> states`` whose renders show every label in every look
+            (the decoder's reference cells).
+        perturb: ``(state, k, rng) -> state`` with exactly ``k`` cell labels changed (the
+            scripted ``perturbed-K`` images; it need not be a solvable or even valid
+            puzzle), or None when the family has no perturbation.
+    """
+
+    cell_labels: Callable[[Any], tuple[str, ...]]
+    palette_states: Callable[[], tuple[Any, ...]]
+    perturb: Callable[[Any, int, np.random.Generator], Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SketchMove:
+    """One numbered arrow of a solution drawing: from ``cell``'s centre one cell towards ``direction``."""
+
+    cell: Cell
+    direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class Sketch:
+    """What the drawn solution of a state shows (``oracle_aids.vr`` draws it on the board).
+
+    ``routes`` are polylines through cell centres, each in its own colour, the first in
+    red (maze, sokoban and path draw one red route; onet one route per removed pair).
+    ``moves`` are numbered arrows in solution order (parking, klotski).
+    """
+
+    routes: tuple[tuple[Cell, ...], ...] = ()
+    moves: tuple[SketchMove, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SolutionSketch:
+    """The drawn solution of a state: Self-VR's target (Tables 30-35) and the dataset's ``oracle_vr``.
+
+    Attributes:
+        sketch: ``(state, answer) -> Sketch``, the solution drawing of self-VR's oracle.
+        route_start: the cell a red route starts from, for a family whose drawing is one
+            red route (maze, sokoban, path); None: drawings are not read back as routes.
+        route_answer: ``(state, cells) -> steps`` turns a red route read from an image
+            into interactive steps (None: the route's own moves, ``route_directions``).
+    """
+
+    sketch: Callable[[Any, Sequence[Any]], Sketch]
+    route_start: Callable[[Any], Cell] | None = None
+    route_answer: Callable[[Any, Sequence[Cell]], tuple[Any, ...]] | None = None
+
+
+def route_directions(cells: Sequence[Cell]) -> tuple[Direction, ...]:
+    """The moves that walk ``cells`` in order (each cell a neighbour of the one before).
+
+    Example:
+        >>> route_directions([(0, 0), (0, 1), (1, 1)])
+        ('right', 'down')
+    """
+    moves = {delta: direction for direction, delta in DELTAS.items()}
+    steps = []
+    for (r0, c0), (r1, c1) in itertools.pairwise(cells):
+        try:
+            steps.append(moves[(r1 - r0, c1 - c0)])
+        except KeyError:
+            raise ValueError(f"cells {(r0, c0)} and {(r1, c1)} are not neighbours") from None
+    return tuple(steps)  # type: ignore[arg-type]
+
+
+CellEdit = tuple[int, Any]
+"""``(cells_changed, edit)``: one way to alter a piece of a board for ``pick_edits``."""
+
+
+def pick_edits(options: Sequence[Sequence[CellEdit]], k: int, rng: np.random.Generator) -> list[Any]:
+    """Choose at most one edit per piece so that exactly ``k`` cells change in total.
+
+    ``options[i]`` lists the edits possible on piece ``i`` (a cell, a vehicle, a block),
+    each with the number of cells it changes; pieces must not share cells. The choice is
+    uniform over pieces and edits among those that can still reach ``k`` (a subset-sum
+    table over the pieces), so a perturbation never falls short or overshoots.
+
+    Raises:
+        ValueError: when no choice of edits changes exactly ``k`` cells.
+
+    Example:
+        >>> import numpy as np
+        >>> len(pick_edits([[(1, "a")], [(2, "b")], [(1, "c")]], 3, np.random.default_rng(0)))
+        2
+    """
+    order = [int(i) for i in rng.permutation(len(options))]
+    reachable = [{0}]  # reachable[j]: totals that pieces order[j:] can add
+    for index in reversed(order):
+        tail = reachable[0]
+        reachable.insert(0, tail | {total + cost for total in tail for cost, _ in options[index]})
+    if k not in reachable[0]:
+        raise ValueError(f"no choice of edits changes exactly {k} cells (at most {max(reachable[0])} can change)")
+    chosen, remaining = [], k
+    for j, index in enumerate(order):
+        choices = [(0, None)] + [edit for edit in options[index] if remaining - edit[0] >= 0]
+        choices = [edit for edit in choices if remaining - edit[0] in reachable[j + 1]]
+        cost, edit = choices[int(rng.integers(len(choices)))]
+        if cost:
+            chosen.append(edit)
+            remaining -= cost
+    return chosen
+
+
+Measures = dict[str, float]
+"""One instance's structure statistics, or a bucket's means: ``{statistic key: value}``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Statistic:
+    """One column of the structure comparison: its key in a ``Measures`` dict and its label."""
+
+    key: str
+    label: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Structure:
+    """Structure statistics of a family's instances, so a build can show its buckets are built like the authors'.
+
+    The paper validates its difficulty split on maze alone (appendix A.1.7, Tables 5-6);
+    ``builders.structure`` tables every family that declares its statistics here.
+
+    Attributes:
+        statistics: the statistics in table order (distances are Manhattan, in cells).
+        measure: ``(state, optimal answer) -> Measures`` with every statistic's key.
+        authors: the authors' bucket means over their published instances, ``{difficulty:
+            Measures}`` (numbers only: their files are not part of this package); None
+            when they published none. A statistic their files cannot give is left out.
+        paper: the paper's own bucket means where it prints them (maze: Tables 5-6).
+        measure_record: ``record -> Measures`` of one raw record in the file
+            ``FamilySpec.paper.manifest`` names (``benchmarks/structure.py --paper-data``
+            recomputes ``authors`` with it); None when there is none.
+    """
+
+    statistics: tuple[Statistic, ...]
+    measure: Callable[[Any, Sequence[Any]], Measures]
+    authors: Mapping[str, Measures] | None = None
+    paper: Mapping[str, Measures] | None = None
+    measure_record: Callable[[Mapping[str, Any]], Measures] | None = None
+
+
+def manhattan(a: Cell, b: Cell) -> int:
+    """The Manhattan distance of two cells (the structure statistics' distance).
+
+    Example:
+        >>> manhattan((0, 0), (2, 3))
+        5
+    """
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])

@@ -1,0 +1,74 @@
+"""The authors' parking records, read in our terms (``FamilySpec.paper``).
+
+``parking/dataset_manifest.json`` of their ``data/``: ``task_id``, ``difficulty``,
+``grid_size``, ``exit_row`` (**1-based**: their prompt names row ``exit_row - 1``),
+``cars`` [{id, orientation H/V, length, row, col}], ``optimal_steps``, ``solution``
+[{car, direction}], ``image_path``. Their boards are solved with a larger search budget
+than ours (``PAPER_MAX_STATES``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from vgau_data.errors import PaperDataError
+from vgau_data.puzzles.paper_records import (
+    PaperFormat,
+    PaperRecord,
+    _get,
+    _int,
+    _int_field,
+    _list_field,
+    _size,
+    _tagged,
+    difficulty,
+    task_id,
+    where,
+)
+from vgau_data.puzzles.parking.solver import solve
+from vgau_data.puzzles.parking.state import SIZE
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+
+def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRecord:
+    at = where("parking", record, "task_id")
+    side = _size(record, "grid_size", SIZE, at)
+    cars = _get(record, "cars", at)
+    if not isinstance(cars, list) or len(cars) > side * side:
+        raise PaperDataError(f"{at}: cars must be a list of vehicles, got {cars!r:.60}")
+    vehicles = []
+    for car in cars:
+        if not isinstance(car, dict):
+            raise PaperDataError(f"{at}: a car must be an object, got {car!r:.40}")
+        orientation = _get(car, "orientation", at)
+        if orientation not in ("H", "V", "h", "v"):
+            raise PaperDataError(f"{at}: car orientation must be H or V, got {orientation!r:.10}")
+        vehicles.append({
+            "id": str(_get(car, "id", at))[:5],
+            "orientation": orientation.lower(),
+            **{key: _int(_get(car, key, at), f"car {key}", at) for key in ("row", "col", "length")},
+        })
+    return PaperRecord(
+        task_id=task_id(record, "task_id", at, "parking"),
+        difficulty=difficulty(record, "difficulty", at),
+        state={"size": side, "exit_row": _int_field(record, "exit_row", at) - 1, "vehicles": vehicles},
+        stored_answer=_tagged("ANSWER_JSON", _list_field(record, "solution", at)),
+        stored_optimum=_int_field(record, "optimal_steps", at),
+    )
+
+
+PAPER_MAX_STATES: Final = 16_000_000
+"""The authors' hard parking boards are looser than ours: parking_exit_061 meets more than
+the default 3M positions before its optimum (22); it needs about 12M (0.6 GB, 25 s)."""
+RECORDS = PaperFormat(
+    "parking/dataset_manifest.json",
+    "image_path",
+    "task_id",
+    read_record,
+    solve=functools.partial(solve, max_states=PAPER_MAX_STATES),
+)
+"""Where the authors' parking records are and how one is read."""

@@ -1,0 +1,128 @@
+"""The authors' path records, read in our terms (``FamilySpec.paper``), walls read from their images.
+
+``path/dataset_manifest.json`` of their ``data/``: ``task_id``, ``difficulty``,
+``grid_size``, ``start``, ``goal``, ``labeled_points`` {letter: cell}, ``answer``
+(``"B,E,D"``), ``distance`` (moves), ``answer_path``, ``image_path``. No walls: the road
+map exists only in the image.
+
+Their path boards are drawn edge to edge as ``size`` x ``size`` equal cells (their own
+reader takes ``cell = width / size``): walls black, roads light gray, an orange start
+triangle, a blue destination triangle and black letters on labelled cells. So
+``read_road_grid`` samples a lattice of points around each cell's centre: a cell is a
+wall when nearly all of them are dark, a road when nearly all are light, and anything in
+between is an error naming the record and the cell. Cells under a marker or a letter are
+roads by definition and are not sampled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from vgau_data.errors import PaperDataError
+from vgau_data.puzzles.paper_records import (
+    PaperFormat,
+    PaperRecord,
+    _cell,
+    _cell_field,
+    _cells_field,
+    _get,
+    _int_field,
+    _size,
+    difficulty,
+    task_id,
+    where,
+)
+from vgau_data.types import Cell
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+MIN_CELL_PX: Final = 4
+SAMPLE_OFFSETS: Final = (0.3, 0.4, 0.5, 0.6, 0.7)
+"""Where, as fractions of a cell's side, the lattice samples each cell (5 x 5 points)."""
+DARK_BELOW: Final = 60
+"""Luminance under which a sample is wall-dark (their own reader's threshold)."""
+LIGHT_ABOVE: Final = 140
+"""Luminance over which a sample is road-light (their roads are light gray)."""
+AGREEMENT: Final = 0.9
+"""Fraction of a cell's samples that must agree for the cell to be read."""
+
+
+def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRecord:
+    """A path record, its walls read from its image (``read_road_grid``)."""
+    at = where("path", record, "task_id")
+    side = _size(record, "grid_size", 10, at)
+    size = (side, side)
+    points = _get(record, "labeled_points", at)
+    if not isinstance(points, dict) or len(points) > 26:
+        raise PaperDataError(f"{at}: labeled_points must be an object {{letter: [r, c]}}, got {points!r:.60}")
+    labels = {str(letter)[:5]: _cell(cell, f"label {letter!s:.5}", at, size) for letter, cell in points.items()}
+    start = _cell_field(record, "start", at, size)
+    goal = _cell_field(record, "goal", at, size)
+    route = _cells_field(record, "answer_path", at, size)
+    answer = _get(record, "answer", at)
+    if not isinstance(answer, str) or len(answer) > 100:
+        raise PaperDataError(f"{at}: answer must be a short string like 'B,E,D', got {answer!r:.40}")
+    if image is None:
+        raise PaperDataError(f"{at}: path records keep their walls only in the image, and there is none")
+    grid = read_road_grid(image, side, known_open={start, goal, *labels.values()}, at=at)
+    walls_on_route = [list(cell) for cell in route if grid[cell[0]][cell[1]] != "."]
+    if walls_on_route:
+        raise PaperDataError(
+            f"{at}: its image shows walls at {walls_on_route[:5]} on the stored answer_path; "
+            "the image does not belong to this record or is not in the authors' style"
+        )
+    return PaperRecord(
+        task_id=task_id(record, "task_id", at, "path"),
+        difficulty=difficulty(record, "difficulty", at),
+        state={"grid": grid, "start": start, "end": goal, "labels": labels},
+        stored_answer=f"<answer>{answer}</answer>",
+        stored_optimum=_int_field(record, "distance", at),
+    )
+
+
+def read_road_grid(image: Image.Image, size: int, *, known_open: Collection[Cell], at: str) -> tuple[str, ...]:
+    """The ``#``/``.`` rows of a path board drawn in the authors' style.
+
+    Raises:
+        PaperDataError: the image is too small for ``size`` cells, or a cell is neither
+            clearly dark nor clearly light (named with its samples' verdict).
+    """
+    width, height = image.size
+    if min(width, height) < size * MIN_CELL_PX:
+        raise PaperDataError(f"{at}: its image is {width}x{height} px, too small for {size}x{size} cells")
+    luminance = np.asarray(image.convert("L"), dtype=np.uint8)
+    fractions = np.array(SAMPLE_OFFSETS)
+    rows = []
+    for r in range(size):
+        ys = ((r + fractions) * height / size).astype(int)
+        row = []
+        for c in range(size):
+            if (r, c) in known_open:
+                row.append(".")
+                continue
+            xs = ((c + fractions) * width / size).astype(int)
+            samples = luminance[np.ix_(ys, xs)]
+            dark = float(np.mean(samples < DARK_BELOW))
+            light = float(np.mean(samples > LIGHT_ABOVE))
+            if dark >= AGREEMENT:
+                row.append("#")
+            elif light >= AGREEMENT:
+                row.append(".")
+            else:
+                raise PaperDataError(
+                    f"{at}: cell [{r}, {c}] of its image is neither a wall nor a road "
+                    f"({dark:.0%} of the samples dark, {light:.0%} light); is the image in the authors' style?"
+                )
+        rows.append("".join(row))
+    return tuple(rows)
+
+
+CARD_NOTE: Final = "- Path records hold no walls; they were read from each image by sampling cell centres.\n"
+RECORDS = PaperFormat(
+    "path/dataset_manifest.json", "image_path", "task_id", read_record, walls_in_image=True, card_note=CARD_NOTE
+)
+"""Where the authors' path records are and how one is read."""
