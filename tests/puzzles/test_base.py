@@ -46,15 +46,18 @@ def test_from_modules__reads_the_role_modules_and_names_what_is_missing_or_ambig
     import types
 
     from vgau_data.puzzles.base import FamilySpec
-    from vgau_data.puzzles.maze import SPEC, answers, generator, prompts, render, rules, solver, state
+    from vgau_data.puzzles.maze import SPEC, answers, fidelity, generator, prompts, render, rules, solver, state
 
     roles = (state, rules, solver, generator, render, answers, prompts)
-    spec = FamilySpec.from_modules("maze", roles, fidelity=SPEC.fidelity, vr=SPEC.vr)
+    spec = FamilySpec.from_modules("maze", (*roles, fidelity))
     assert (spec.apply_step, spec.buckets, spec.geometry, spec.answer_tag) == (
         rules.apply_step, generator.BUCKETS, render.GEOMETRY, answers.ANSWER_TAG
     )
-    assert (spec.fidelity, spec.vr, spec.paper, spec.structure, spec.episode_steps) == (SPEC.fidelity, SPEC.vr, None, None, None)
+    capabilities = (spec.fidelity, spec.vr, spec.paper, spec.structure, spec.episode_steps)
+    assert capabilities == (fidelity.FIDELITY, fidelity.VR, None, None, None)  # what no module declares stays None
     assert FamilySpec.from_modules("maze", roles, solve=len).solve is len  # a keyword overrides a module
+    assert FamilySpec.from_modules("maze", (*roles, fidelity), vr=None).vr is None
+    assert SPEC.structure is not None and spec.structure is None
     with pytest.raises(TypeError, match="none of its modules defines apply_step, is_goal, replay"):
         FamilySpec.from_modules("maze", (state, solver, generator, render, answers, prompts))
     other = types.ModuleType("other")

@@ -10,12 +10,14 @@ A family is one package, ``vgau_data/puzzles/<family>/``, of small role modules:
     answers.py    ``ANSWER_TAG``, ``parse_answer``, ``format_answer``, ``answer_payload``,
                   ``parse_step``, ``format_step``
     prompts.py    ``PROMPTS``
-    and, where the family has them, its optional capabilities (``capabilities``):
-    fidelity.py (cell labels, perturbation, the drawn solution), paper.py (the authors'
-    records), structure.py (structure statistics).
+    and, where the family has them, the modules of its optional capabilities
+    (``capabilities``): fidelity.py (``FIDELITY``: cell labels and perturbation; ``VR``:
+    the drawn solution), paper.py (``PAPER``: the authors' records), structure.py
+    (``STRUCTURE``: structure statistics).
 
-Its ``__init__`` ends with ``SPEC = FamilySpec.from_modules(name, (state, rules, ...),
-fidelity=..., ...)``, registered by one line in ``vgau_data/registry.py``. Everything else
+Its ``__init__`` ends with ``SPEC = FamilySpec.from_modules(name, (state, rules, ...))``
+(plus the traits where the family differs), registered by one line in
+``vgau_data/registry.py``. Everything else
 in the package (builders, oracle aids, scoring, runners) talks to a family only through
 its ``FamilySpec``; nothing outside the package knows its rules.
 
@@ -245,14 +247,21 @@ def draw_slot(mix: LengthMix, difficulty: str, rng: np.random.Generator) -> Slot
     return Slot(length, float(rng.random()))
 
 
-CORE_CONSTANTS: dict[str, str] = {
+MODULE_NAMES: dict[str, str] = {
     "buckets": "BUCKETS",
     "length_mix": "LENGTH_MIX",
     "geometry": "GEOMETRY",
     "prompts": "PROMPTS",
     "answer_tag": "ANSWER_TAG",
+    "episode_steps": "EPISODE_STEPS",
+    "fidelity": "FIDELITY",
+    "vr": "VR",
+    "paper": "PAPER",
+    "structure": "STRUCTURE",
 }
-"""How a role module spells the required fields that are data, not functions (``FamilySpec.from_modules``)."""
+"""How a family's modules spell the fields that are data, not functions (``FamilySpec.from_modules``)."""
+CAPABILITIES: tuple[str, ...] = ("episode_steps", "fidelity", "vr", "paper", "structure")
+"""The optional capability groups of ``FamilySpec`` (``capabilities``), None where a family has none."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -339,35 +348,42 @@ class FamilySpec:
 
     @classmethod
     def from_modules(cls, name: str, modules: Sequence[ModuleType], **fields: Any) -> FamilySpec:
-        """The spec of a family package: each required field read from its role modules, the rest given.
+        """The spec of a family package, read from its modules; ``fields`` set the traits and override.
 
-        A field is looked up by its own name (``apply_step``, ``solve``, ...), or in
-        capitals for the data in ``CORE_CONSTANTS`` (``BUCKETS``, ``GEOMETRY``, ...), in
-        every module; modules that import it from one another share one object. ``fields``
-        set the traits and capabilities, and override anything found.
+        Every required field is looked up in ``modules`` by its own name (``apply_step``,
+        ``solve``, ...) or, for data, in capitals (``MODULE_NAMES``: ``BUCKETS``,
+        ``GEOMETRY``, ...); each capability group a module defines is taken the same way
+        (``FIDELITY``, ``VR``, ``PAPER``, ``STRUCTURE``, ``EPISODE_STEPS``), and a group no
+        module defines stays None. Modules that import a name from one another share one
+        object. The traits (``dashed_grid``, ``unique_length``, ...) are only ever given.
 
         Raises:
             TypeError: a required field no module defines, or two modules define differently.
 
         Example:
-            >>> from vgau_data.puzzles.maze import answers, generator, prompts, render, rules, solver, state
+            >>> from vgau_data.puzzles.maze import answers, fidelity, generator, prompts, render, rules, solver, state
             >>> roles = (state, rules, solver, generator, render, answers, prompts)
-            >>> FamilySpec.from_modules("maze", roles).fidelity is None  # no capability given
+            >>> FamilySpec.from_modules("maze", roles).fidelity is None  # no module declares it
             True
+            >>> FamilySpec.from_modules("maze", (*roles, fidelity)).vr.route_start(state.from_ascii(["S.G"]))
+            (0, 0)
         """
         absent = object()
         missing = []
         for field in dataclasses.fields(cls):
-            if field.name == "name" or field.name in fields or field.default is not dataclasses.MISSING:
+            optional = field.name in CAPABILITIES
+            given = field.name == "name" or field.name in fields
+            if given or (field.default is not dataclasses.MISSING and not optional):  # a trait: only ever given
                 continue
-            attribute = CORE_CONSTANTS.get(field.name, field.name)
+            attribute = MODULE_NAMES.get(field.name, field.name)
             found = {}
             for module in modules:
                 value = getattr(module, attribute, absent)
                 if value is not absent:
                     found.setdefault(id(value), (module.__name__, value))
             if not found:
-                missing.append(attribute)
+                if not optional:
+                    missing.append(attribute)
             elif len(found) > 1:
                 where = ", ".join(module for module, _ in found.values())
                 raise TypeError(f"{name}: {attribute} is defined differently in {where}")

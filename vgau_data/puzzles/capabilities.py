@@ -1,17 +1,22 @@
 """What a family may add to its required core: the optional capability groups of ``FamilySpec``.
 
-A group is None on a family that lacks it, and every consumer says what it leaves out then:
+A family declares a group as a module constant (``FamilySpec.from_modules`` picks it up
+from the module it passes: ``FIDELITY`` and ``VR`` in ``fidelity.py``, ``PAPER`` in
+``paper.py``, ``STRUCTURE`` in ``structure.py``). A group is None on a family that lacks
+it, and every consumer says what it leaves out then:
 
     episode_steps  the answer is not the interactive steps (path names letters, its episode
                    walks a marker): how an episode plays an answer
     fidelity       what each cell of a board image shows, to decode generated images, and
-                   states perturbed by k cells (``vgau_data.fidelity``, the scripted images)
+                   states perturbed by k cells (``vgau_data.fidelity``, the scripted
+                   images); without it a generated image gets no cell measures
     vr             the drawn solution (the dataset's ``oracle_vr``, the Oracle-VR protocol)
-                   and, for a red route, how to read one back from a drawing
+                   and, for a red route, how to read one back from a drawing; without it a
+                   row's ``oracle_vr`` is null and ``run`` refuses ``oracle_vr``
     paper          the authors' published records (``paper_records.PaperFormat``, with the
-                   helpers that read them; ``vgau-data build --from-paper``)
+                   helpers that read them); without it ``build --from-paper`` refuses it
     structure      structure statistics of instances, ours beside the authors' (the card's
-                   table, ``benchmarks/structure.py``)
+                   table, ``benchmarks/structure.py``); without it the family is left out
 
 The vocabulary these groups speak lives here too: ``Sketch`` (what a drawing shows),
 ``pick_edits`` (perturbations by exactly k cells), ``Statistic`` and ``Measures``.

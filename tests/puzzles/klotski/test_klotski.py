@@ -617,6 +617,7 @@ def test_step_format__is_table_29s_step_json() -> None:
 
 
 def test_spec__declares_every_capability() -> None:
-    """Cell decoding, the drawn solution, the authors' records and structure statistics (numbered arrows: no red route)."""
+    """Cell decoding, the drawn solution, the authors' records, structure statistics."""
+    # numbered arrows: no red route
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_start is None and SPEC.episode_steps is None

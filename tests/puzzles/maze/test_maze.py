@@ -488,6 +488,7 @@ def test_random_answer__legal_and_deterministic(generated) -> None:
 
 
 def test_spec__declares_every_capability() -> None:
-    """Cell decoding, the drawn solution, the authors' records and structure statistics (the red route starts at the agent)."""
+    """Cell decoding, the drawn solution, the authors' records, structure statistics."""
+    # the red route starts at the agent
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_start is not None and SPEC.episode_steps is None

@@ -723,6 +723,7 @@ def test_random_answer__pairs_the_occupied_cells_at_random():
 
 
 def test_spec__declares_every_capability() -> None:
-    """Cell decoding, the drawn solution, the authors' records and structure statistics (one route per pair: no single red route to read back)."""
+    """Cell decoding, the drawn solution, the authors' records, structure statistics."""
+    # one route per pair: no single red route to read back
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_start is None and SPEC.episode_steps is None

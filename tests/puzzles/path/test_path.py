@@ -550,6 +550,7 @@ def test_random_answer__letters_and_deterministic(generated) -> None:
 
 
 def test_spec__declares_every_capability() -> None:
-    """Cell decoding, the drawn solution, the authors' records and structure statistics (the red route declares the letters; an episode walks the marker)."""
+    """Cell decoding, the drawn solution, the authors' records, structure statistics."""
+    # the red route declares the letters; an episode walks the marker
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_answer is not None and SPEC.episode_steps is not None

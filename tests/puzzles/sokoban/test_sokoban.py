@@ -525,6 +525,7 @@ def test_random_answer__deterministic_directions() -> None:
 
 
 def test_spec__declares_every_capability() -> None:
-    """Cell decoding, the drawn solution, the authors' records and structure statistics (the red route is the player's walk, the final push added)."""
+    """Cell decoding, the drawn solution, the authors' records, structure statistics."""
+    # the red route is the player's walk, the final push added
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_start is not None and SPEC.vr.route_answer is not None

@@ -50,10 +50,6 @@ __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "klotski",
-    (state, rules, solver, generator, render, answers, prompts),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
     dashed_grid=True,
-    fidelity=fidelity.FIDELITY,
-    vr=fidelity.VR,
-    paper=paper.RECORDS,
-    structure=structure.STRUCTURE,
 )

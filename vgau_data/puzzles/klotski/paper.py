@@ -62,5 +62,5 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     )
 
 
-RECORDS = PaperFormat("klotski/dataset_manifest.json", "image_path", "task_id", read_record)
+PAPER = PaperFormat("klotski/dataset_manifest.json", "image_path", "task_id", read_record)
 """Where the authors' klotski records are and how one is read."""

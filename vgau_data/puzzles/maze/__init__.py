@@ -35,9 +35,5 @@ __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "maze",
-    (state, rules, solver, generator, render, answers, prompts),
-    fidelity=fidelity.FIDELITY,
-    vr=fidelity.VR,
-    paper=paper.RECORDS,
-    structure=structure.STRUCTURE,
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
 )

@@ -46,5 +46,5 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     )
 
 
-RECORDS = PaperFormat("maze/maze100.jsonl", "initial_image", "id", read_record)
+PAPER = PaperFormat("maze/maze100.jsonl", "initial_image", "id", read_record)
 """Where the authors' maze records are and how one is read."""

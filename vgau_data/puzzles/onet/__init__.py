@@ -38,10 +38,6 @@ __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "onet",
-    (state, rules, solver, generator, render, answers, prompts),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
     unique_length=True,
-    fidelity=fidelity.FIDELITY,
-    vr=fidelity.VR,
-    paper=paper.RECORDS,
-    structure=structure.STRUCTURE,
 )

@@ -89,5 +89,5 @@ CARD_NOTE: Final = (
     "- Onet fruit kinds we have no drawing for are drawn as other fruits of ours (distinct on\n"
     "  each board); the rules only compare kinds.\n"
 )
-RECORDS = PaperFormat("onet/dataset_manifest.json", "image_path", "task_id", read_record, card_note=CARD_NOTE)
+PAPER = PaperFormat("onet/dataset_manifest.json", "image_path", "task_id", read_record, card_note=CARD_NOTE)
 """Where the authors' onet records are and how one is read."""

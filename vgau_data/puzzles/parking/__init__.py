@@ -51,10 +51,6 @@ __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "parking",
-    (state, rules, solver, generator, render, answers, prompts),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
     generation_weight=3.0,
-    fidelity=fidelity.FIDELITY,
-    vr=fidelity.VR,
-    paper=paper.RECORDS,
-    structure=structure.STRUCTURE,
 )

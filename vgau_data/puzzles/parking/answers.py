@@ -1,4 +1,7 @@
-"""The answer format ``<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>`` and one step's ``<STEP_JSON>``."""
+"""The answer format ``<ANSWER_JSON>[{"car":"A","direction":"up"},...]</ANSWER_JSON>``, and one step's ``<STEP_JSON>``.
+
+Car ids are case-insensitive and directions may be ``u d l r``.
+"""
 
 from __future__ import annotations
 

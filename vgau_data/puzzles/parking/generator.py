@@ -42,7 +42,7 @@ TRUCK_SHARE: Final[dict[str, float]] = {"easy": 0.28, "medium": 0.32, "hard": 0.
 """Share of the other vehicles 3 cells long (the authors': 1.35 of 4.8, 2.73 of 8.47, 4.96 of 11.7)."""
 VERTICAL_SHARE: Final[dict[str, float]] = {"easy": 0.51, "medium": 0.65, "hard": 0.57}
 """Share of the other vehicles that are vertical (the authors': 2.45 of 4.8, 5.47 of 8.47, 6.64 of 11.7)."""
-STRUCTURE: Final[dict[str, tuple[float, float, float]]] = {
+STRUCTURE_TARGETS: Final[dict[str, tuple[float, float, float]]] = {
     "easy": (0.25, 0.25, 2.8),
     "medium": (2.87, 4.1, 5.6),
     "hard": (3.68, 8.12, 6.0),
@@ -58,7 +58,7 @@ goal sets make deep, narrow clusters, and dropping the rest early is the main sp
 CLUSTER_CAP: Final = 60_000
 """States a retrograde search may visit before it stops at the layers found so far."""
 CANDIDATES: Final = 6
-"""Positions of one retrograde layer ordered by ``STRUCTURE`` and solved until one fits."""
+"""Positions of one retrograde layer ordered by ``STRUCTURE_TARGETS`` and solved until one fits."""
 DEPTH_SLACK: Final = 2
 """Retrograde layers explored beyond the wanted optimum (deeper ones cost more than they find)."""
 
@@ -103,7 +103,7 @@ def generate(
     the authors'), lists the goal positions the other cars reach with ``R`` parked
     (dropping the board past ``GOAL_CAP``) and scrambles backward: a retrograde BFS from
     them. Up to ``CANDIDATES`` positions from each of the three deepest layers, those
-    nearest ``STRUCTURE`` first, are solved forward by ``solve``; the first whose optimum
+    nearest ``STRUCTURE_TARGETS`` first, are solved forward by ``solve``; the first whose optimum
     ``d`` is at least the slot's length, walked ``d - length`` slides along its optimal
     answer, is returned: its optimum is exactly the slot's. The retrograde depth is only
     an upper bound (goal positions that need ``R`` to back out and return may lie beyond
@@ -125,7 +125,7 @@ def generate(
     if not low <= slot.length <= high:
         raise ValueError(f"parking/{difficulty}: length {slot.length} is outside {low}-{high}")
     exit_row = int(rng.integers(SIZE))  # uniform: edge rows would win more often per board
-    blockers, _, distance = STRUCTURE[difficulty]
+    blockers, _, distance = STRUCTURE_TARGETS[difficulty]
     wanted = (int(blockers + slot.quantile), int(distance + (slot.quantile + 0.5) % 1.0))
     for _ in range(max_attempts):
         cars = _sample_board(exit_row, difficulty, rng)

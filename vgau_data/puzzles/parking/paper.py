@@ -64,7 +64,7 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
 PAPER_MAX_STATES: Final = 16_000_000
 """The authors' hard parking boards are looser than ours: parking_exit_061 meets more than
 the default 3M positions before its optimum (22); it needs about 12M (0.6 GB, 25 s)."""
-RECORDS = PaperFormat(
+PAPER = PaperFormat(
     "parking/dataset_manifest.json",
     "image_path",
     "task_id",

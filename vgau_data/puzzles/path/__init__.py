@@ -50,13 +50,9 @@ __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "path",
-    (state, rules, solver, generator, render, answers, prompts),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
     unique_length=True,
     episode_steps=EpisodeSteps(
         answer_steps=rules.answer_steps, trajectory=rules.trajectory, random_step=solver.random_step
     ),
-    fidelity=fidelity.FIDELITY,
-    vr=fidelity.VR,
-    paper=paper.RECORDS,
-    structure=structure.STRUCTURE,
 )

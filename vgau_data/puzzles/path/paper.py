@@ -122,7 +122,7 @@ def read_road_grid(image: Image.Image, size: int, *, known_open: Collection[Cell
 
 
 CARD_NOTE: Final = "- Path records hold no walls; they were read from each image by sampling cell centres.\n"
-RECORDS = PaperFormat(
+PAPER = PaperFormat(
     "path/dataset_manifest.json", "image_path", "task_id", read_record, walls_in_image=True, card_note=CARD_NOTE
 )
 """Where the authors' path records are and how one is read."""

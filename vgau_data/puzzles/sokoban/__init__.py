@@ -45,10 +45,6 @@ __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "sokoban",
-    (state, rules, solver, generator, render, answers, prompts),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
     labelled_cells=render.labelled_cells,
-    fidelity=fidelity.FIDELITY,
-    vr=fidelity.VR,
-    paper=paper.RECORDS,
-    structure=structure.STRUCTURE,
 )

@@ -48,5 +48,5 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     )
 
 
-RECORDS = PaperFormat("sokoban/dataset_manifest.json", "image_path", "task_id", read_record)
+PAPER = PaperFormat("sokoban/dataset_manifest.json", "image_path", "task_id", read_record)
 """Where the authors' sokoban records are and how one is read."""
