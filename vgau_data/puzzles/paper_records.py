@@ -170,7 +170,6 @@ def _grid(size: tuple[int, int], cells: Iterable[Cell], cell_char: str, other: s
     return ["".join(cell_char if (r, c) in marked else other for c in range(size[1])) for r in range(size[0])]
 
 
-
 def raw_cell(value: Any) -> Cell:
     """``[r, c]`` of a record as a cell, unchecked (the structure statistics of their trusted files)."""
     return (int(value[0]), int(value[1]))

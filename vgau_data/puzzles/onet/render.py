@@ -2,7 +2,7 @@
 
 Kept apart from the rules because the eighteen fruit drawings are most of its lines.
 Each fruit is a small vector drawing on a supersampled tile, scaled down once and cached.
-The fruit names are ``onet.FRUITS``; a drawing exists for each (checked by the tests).
+The fruit names are ``state.FRUITS``; a drawing exists for each (checked by the tests).
 """
 
 from __future__ import annotations
