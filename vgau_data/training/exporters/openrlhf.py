@@ -1,0 +1,61 @@
+"""OpenRLHF prompt JSONL (``--data.input_key prompt --data.label_key label --data.image_key images``).
+
+One line per source row: ``prompt`` a one-message chat whose ``<image>`` tags OpenRLHF's
+``PromptDataset`` turns into image parts (with ``--data.apply_chat_template``), ``label``
+the state JSON (what its ``reward_func(queries, prompts, labels)`` receives), ``images``
+the protocol's images as PNG data URIs (``openrlhf.utils.vlm_utils.load_images`` decodes
+them: the file needs no image folder beside it), ``datasource`` ``vgau/<family>``, and the
+row's id, family, split, band, optimal length and protocol. The prompt is the verl
+exporter's: the chosen single-turn protocol's first message.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vgau_data.training.exporters.base import ExportOptions, Exporter, Shard
+from vgau_data.training.exporters.files import JsonlWriter, ShardWriter
+from vgau_data.training.exporters.source import SourceRow
+from vgau_data.training.exporters.verl import protocol_prompt
+
+
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+class OpenRlhfExporter(Exporter):
+    name = "openrlhf"
+    summary = "OpenRLHF prompt JSONL: chat prompt with <image>, label = state JSON, images as data URIs"
+    consumer = (
+        "python -m openrlhf.cli.train_ppo_ray --data.prompt_data OUT/<family>/train/<file>.jsonl "
+        "--data.input_key prompt --data.label_key label --data.image_key images --data.apply_chat_template ..."
+    )
+    suffix = ".jsonl"
+    default_traces = None
+
+    def writer(self, shard: Shard) -> ShardWriter:
+        return JsonlWriter(shard.path)
+
+    def convert(self, row: SourceRow, index: int, options: ExportOptions) -> Iterator[Mapping[str, Any]]:
+        pngs, content = protocol_prompt(row, options.protocol)
+        yield {
+            "prompt": [{"role": "user", "content": content}],
+            "label": row.state,
+            "images": [data_uri(png) for png in pngs],
+            "datasource": f"vgau/{row.family}",
+            "id": row.id,
+            "family": row.family,
+            "split": row.split,
+            "band": row.band,
+            "optimal_length": row.optimal_length,
+            "protocol": options.protocol,
+        }
+
+    def finish(self, out: Path, shards: Sequence[Shard], options: ExportOptions) -> None:
+        """JSONL needs no side file."""
+
+
+EXPORTER = OpenRlhfExporter()
