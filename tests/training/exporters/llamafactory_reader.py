@@ -1,7 +1,7 @@
 """Read an llamafactory export with LLaMA-Factory's own data pipeline; write what it made as JSON.
 
 Run by ``test_llamafactory.py`` in LLaMA-Factory's venv (``$VGAU_LLAMAFACTORY_PYTHON``):
-``python llamafactory_reader.py EXPORT_DIR DATASETS MODEL_DIR OUT_JSON``. It runs ``get_dataset``
+``python llamafactory_reader.py OUT_JSON EXPORT_DIR DATASETS MODEL_DIR``. It runs ``get_dataset``
 (``dataset_info.json`` parsing, the sharegpt converter, the ``qwen2_vl`` template and its
 ``mm_plugin``, supervised encoding) on a tiny Qwen2-VL folder. Two stand-ins, for what
 this machine lacks and the image path never touches: the processor is the model's
@@ -15,14 +15,14 @@ import sys
 import types
 
 import transformers
-import transformers.training_args  # noqa: F401  (transformers reads torchaudio's availability before the stand-in)
+import transformers.training_args  # imported first: it reads whether torchaudio exists
 
 sys.modules["torchaudio"] = types.ModuleType("torchaudio")
 
-from llamafactory.data import get_dataset, get_template_and_fix_tokenizer  # noqa: E402
-from llamafactory.hparams import get_train_args  # noqa: E402
-from llamafactory.model import load_tokenizer  # noqa: E402
-from llamafactory.model.patcher import patch_processor  # noqa: E402
+from llamafactory.data import get_dataset, get_template_and_fix_tokenizer
+from llamafactory.hparams import get_train_args
+from llamafactory.model import load_tokenizer
+from llamafactory.model.patcher import patch_processor
 
 
 class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
@@ -30,7 +30,7 @@ class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
         return None if argument is None else super().check_argument_for_proper_class(argument_name, argument)
 
 
-def main(export_dir: str, datasets: str, model_dir: str, out_json: str) -> None:
+def main(out_json: str, export_dir: str, datasets: str, model_dir: str) -> None:
     args = {
         "model_name_or_path": model_dir, "stage": "sft", "do_train": True, "finetuning_type": "full",
         "dataset": datasets, "dataset_dir": export_dir, "template": "qwen2_vl", "cutoff_len": 1_000_000,

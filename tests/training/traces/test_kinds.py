@@ -93,7 +93,7 @@ def test_text_cot_narrates_the_real_search_and_answers_optimally(family: str) ->
     verdict = spec.replay(state, spec.parse_answer(reply))
     assert verdict.feasible and verdict.length == spec.solve(state).optimal_length
     optimum = spec.solve(state).optimal_length
-    assert [int(n) for n in re.findall(r"^Step \d+: (\d+) to go", reply, re.M)] == list(range(optimum, 0, -1))
+    assert [int(n) for n in re.findall(r"^Step \d+: (\d+) to go", reply, re.MULTILINE)] == list(range(optimum, 0, -1))
     # the first step's "leaves N" are distances an independent breadth-first search confirms
     search = Search(spec)
     first = reply.split("\n")[2]

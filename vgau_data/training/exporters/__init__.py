@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from vgau_data.training.exporters import bagel_think, llamafactory, mvot, openrlhf, trl, unified_edit, verl
-from vgau_data.training.exporters.base import ExportError, Exporter, export_training
+from vgau_data.training.exporters.base import Exporter, ExportError, export_training
 
 EXPORTERS: Mapping[str, Exporter] = MappingProxyType(
     {module.EXPORTER.name: module.EXPORTER for module in (trl, llamafactory, verl, openrlhf, bagel_think, unified_edit, mvot)}

@@ -13,11 +13,11 @@ in place before the shard itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from vgau_data.training.exporters.base import ExportOptions, Exporter, Shard
+from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import JsonlWriter, ShardWriter, SideFolder
 from vgau_data.training.exporters.source import SourceRow
 from vgau_data.training.exporters.views import chain
@@ -96,9 +96,6 @@ class BagelThinkExporter(Exporter):
             "state": row.state,
         }
         yield {"line": line, "images": files, "index": index}
-
-    def finish(self, out: Path, shards: Sequence[Shard], options: ExportOptions) -> None:
-        """The loader is configured by paths (``consumer``); no side file."""
 
 
 EXPORTER = BagelThinkExporter()

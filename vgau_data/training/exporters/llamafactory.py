@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vgau_data.training.exporters.base import ExportOptions, Exporter, Shard, write_card
+from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import write_json
 from vgau_data.training.exporters.source import SourceRow
 from vgau_data.training.exporters.views import flat_text, images
@@ -79,7 +79,7 @@ class LlamaFactoryExporter(Exporter):
             for shard in shards
         }
         write_json(out / "dataset_info.json", info)
-        write_card(out, shards, self)
+        super().finish(out, shards, options)
 
 
 EXPORTER = LlamaFactoryExporter()

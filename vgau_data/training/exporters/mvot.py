@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from vgau_data.training.exporters.base import ExportError, ExportOptions, Exporter
+from vgau_data.training.exporters.base import Exporter, ExportError, ExportOptions
 from vgau_data.training.exporters.source import SourceRow
 from vgau_data.training.exporters.views import IMAGE_TAG, chain
 

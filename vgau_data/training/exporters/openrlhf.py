@@ -12,11 +12,10 @@ exporter's: the chosen single-turn protocol's first message.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from vgau_data.training.exporters.base import ExportOptions, Exporter, Shard
+from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import JsonlWriter, ShardWriter
 from vgau_data.training.exporters.source import SourceRow
 from vgau_data.training.exporters.verl import protocol_prompt
@@ -53,9 +52,6 @@ class OpenRlhfExporter(Exporter):
             "optimal_length": row.optimal_length,
             "protocol": options.protocol,
         }
-
-    def finish(self, out: Path, shards: Sequence[Shard], options: ExportOptions) -> None:
-        """JSONL needs no side file."""
 
 
 EXPORTER = OpenRlhfExporter()

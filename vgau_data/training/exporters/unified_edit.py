@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vgau_data.training.exporters.base import ExportOptions, Exporter, Shard
+from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import write_json
 from vgau_data.training.exporters.source import SourceRow
 from vgau_data.training.exporters.views import chain
@@ -99,6 +99,7 @@ class UnifiedEditExporter(Exporter):
             info.setdefault(f"{shard.family}_{shard.split}", {})[str(shard.path.resolve())] = entry
         for name, files in info.items():
             write_json(out / "parquet_info" / f"{name}.json", files)
+        super().finish(out, shards, options)
 
 
 EXPORTER = UnifiedEditExporter()

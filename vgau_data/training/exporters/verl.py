@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from vgau_data.rendering import png_bytes
-from vgau_data.training.exporters.base import ExportOptions, Exporter
+from vgau_data.training.exporters.base import Exporter, ExportOptions
 from vgau_data.training.exporters.source import SourceRow
 from vgau_data.training.exporters.views import IMAGE_TAG
 from vgau_data.training.traces.record import TraceError

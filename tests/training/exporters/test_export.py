@@ -1,0 +1,174 @@
+"""The export loop, for every exporter: layout, determinism, resumption, refusals and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.training.conftest import FIXED_STATES, training_row, write_training_folder
+from vgau_data.cli import main
+from vgau_data.errors import DatasetError
+from vgau_data.training.exporters import EXPORTERS, ExportError, export_training, get_exporter
+from vgau_data.training.exporters.base import MANIFEST_NAME, PLAN_NAME
+from vgau_data.training.traces.record import TraceError
+
+SOURCES = ("training_dir", "benchmark_dir")
+
+
+def _export(source: Path, name: str, out: Path, **options: object) -> dict:
+    export_training(source, get_exporter(name), out, progress=False, **options)  # type: ignore[arg-type]
+    return json.loads((out / MANIFEST_NAME).read_text())
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("name", list(EXPORTERS))
+def test_every_exporter_writes_one_shard_per_family_split(
+    name: str, source: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    folder = request.getfixturevalue(source)
+    manifest = _export(folder, name, tmp_path / "out")
+    split = "train" if source == "training_dir" else "test"
+    suffix = get_exporter(name).suffix
+    assert [s["path"] for s in manifest["shards"]] == [
+        f"{family}/{split}/{split}-00000-of-00001{suffix}" for family in FIXED_STATES
+    ]
+    assert all(s["rows"] > 0 for s in manifest["shards"])
+    assert manifest["format"] == name and manifest["consumer"] == get_exporter(name).consumer
+    assert not list((tmp_path / "out").rglob(".*.tmp")), "no temporary file stays behind"
+
+
+@pytest.mark.parametrize("name", list(EXPORTERS))
+def test_the_same_rows_give_the_same_bytes(name: str, training_dir: Path, tmp_path: Path) -> None:
+    first = _export(training_dir, name, tmp_path / "a")
+    second = _export(training_dir, name, tmp_path / "b")
+    assert [s["sha256"] for s in first["shards"]] == [s["sha256"] for s in second["shards"]]
+
+
+def test_shards_split_rows_in_order_and_a_killed_export_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = {"maze": [training_row("maze", FIXED_STATES["maze"], i) for i in range(5)]}
+    source = write_training_folder(tmp_path / "src", rows, ())
+    clean = _export(source, "verl", tmp_path / "clean", shard_rows=2)
+    assert [s["rows"] for s in clean["shards"]] == [2, 2, 1]
+    exporter = get_exporter("verl")
+    calls = {"n": 0}
+    original = type(exporter).convert
+
+    def dying(self, row, index, options):  # the process "dies" while converting the fourth row
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        yield from original(self, row, index, options)
+
+    monkeypatch.setattr(type(exporter), "convert", dying)
+    out = tmp_path / "resumed"
+    with pytest.raises(KeyboardInterrupt):
+        export_training(source, exporter, out, shard_rows=2, progress=False)
+    assert (out / PLAN_NAME).is_file() and not (out / MANIFEST_NAME).exists()
+    done = sorted(p.name for p in out.rglob("*.parquet"))
+    assert done == ["train-00000-of-00003.parquet"] and not list(out.rglob(".*.tmp"))
+    monkeypatch.setattr(type(exporter), "convert", original)
+    calls["n"] = 0
+    assert _export(source, "verl", out, shard_rows=2)["shards"] == clean["shards"]
+
+
+def test_an_export_folder_of_other_options_is_refused(training_dir: Path, tmp_path: Path) -> None:
+    _export(training_dir, "trl", tmp_path / "out", traces="text_cot")
+    with pytest.raises(ExportError, match="other inputs or options"):
+        _export(training_dir, "trl", tmp_path / "out", traces="visual_cot")
+
+
+def test_options_that_do_not_apply_are_refused(training_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(ExportError, match="drop --traces"):
+        _export(training_dir, "verl", tmp_path / "a", traces="text_cot")
+    with pytest.raises(ExportError, match="RL formats only"):
+        _export(training_dir, "trl", tmp_path / "b", protocol="direct")
+    with pytest.raises(ExportError, match="--protocol must be one of"):
+        _export(training_dir, "verl", tmp_path / "c", protocol="oracle_vcot")
+    with pytest.raises(ExportError, match="unknown export format"):
+        get_exporter("axolotl")
+
+
+def test_stored_traces_are_read_and_missing_ones_computed(training_dir: Path, tmp_path: Path) -> None:
+    """The training folder stores visual_cot: exporting it reads the column; aug_visual_cot is computed."""
+    from vgau_data.training.exporters.source import Source
+
+    source = Source(training_dir)
+    group = source.select(["maze"])[0]
+    row = next(source.rows(group, 0, 1, ["visual_cot", "aug_visual_cot"]))
+    assert set(row.traces) == {"visual_cot"}
+    stored, _ = row.trace("visual_cot")
+    computed, images = row.trace("aug_visual_cot")
+    assert stored[0]["content"][-1]["text"] != computed[0]["content"][-1]["text"]
+    assert len(images) == len(stored) // 2 + 2
+
+
+def _corrupt_copy(training_dir: Path, tmp_path: Path, change: dict) -> Path:
+    table = pq.read_table(training_dir / "maze" / "train-00000-of-00001.parquet")
+    for name, value in change.items():
+        index = table.schema.get_field_index(name)
+        table = table.set_column(index, name, pa.array([value] * table.num_rows, type=table.schema.field(name).type))
+    path = tmp_path / "bad" / "maze" / "train-00000-of-00001.parquet"
+    path.parent.mkdir(parents=True)
+    pq.write_table(table, path)
+    return path.parents[1]
+
+
+def test_a_malformed_stored_trace_is_one_line_error(training_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = _corrupt_copy(training_dir, tmp_path, {"trace_visual_cot": '{"messages": [{"role": "user"}]}'})
+    with pytest.raises(TraceError, match="message 0"):
+        _export(source, "llamafactory", tmp_path / "out", traces="visual_cot")
+    assert main(["export-training", str(source), "--format", "trl", "--traces", "visual_cot", "--out",
+                 str(tmp_path / "cli"), "--no-progress"]) == 2  # fmt: skip
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("vgau-data export-training: error: message 0") and "\n" not in error
+
+
+def test_links_and_foreign_files_are_refused(training_dir: Path, tmp_path: Path) -> None:
+    root = tmp_path / "linked"
+    (root / "maze").mkdir(parents=True)
+    os.symlink(training_dir / "maze" / "train-00000-of-00001.parquet", root / "maze" / "train-00000-of-00001.parquet")
+    with pytest.raises(DatasetError, match="link"):
+        _export(root, "verl", tmp_path / "out")
+    broken = tmp_path / "broken" / "maze"
+    broken.mkdir(parents=True)
+    (broken / "train-00000-of-00001.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(DatasetError, match="not a readable Parquet file"):
+        _export(broken.parent, "verl", tmp_path / "out2")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DatasetError, match="holds no"):
+        _export(tmp_path / "empty", "verl", tmp_path / "out3")
+
+
+def test_a_shard_without_the_row_columns_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "src" / "maze" / "train-00000-of-00001.parquet"
+    path.parent.mkdir(parents=True)
+    pq.write_table(pa.table({"id": ["a"]}), path)
+    with pytest.raises(DatasetError, match="lacks the columns"):
+        _export(path.parents[1], "verl", tmp_path / "out")
+
+
+def test_cli_exports_and_says_how_to_read_it(benchmark_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "lf"
+    code = main(["export-training", str(benchmark_dir), "--format", "llamafactory", "--traces", "aug_visual_cot",
+                 "--families", "maze", "sokoban", "--out", str(out), "--no-progress"])  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "wrote 2 shards of llamafactory" in printed and f"--dataset_dir {out}" in printed
+    assert set(json.loads((out / "dataset_info.json").read_text())) == {"vgau_maze_test", "vgau_sokoban_test"}
+
+
+@pytest.mark.parametrize("name", list(EXPORTERS))
+def test_exports_load_with_datasets_by_config(name: str, training_dir: Path, tmp_path: Path) -> None:
+    from datasets import load_dataset
+
+    out = tmp_path / f"{name}_export"  # datasets caches a folder by its base name and config
+    _export(training_dir, name, out)
+    dataset = load_dataset(str(out), "klotski", split="train")
+    assert len(dataset) >= 1
+    if get_exporter(name).suffix == ".parquet":
+        assert set(dataset.features) == set(get_exporter(name).features())
