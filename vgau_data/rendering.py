@@ -31,7 +31,7 @@ Measured on grid-annotated boards (``benchmarks/encoding.py``): method 0 at effo
 45% of our PNG's bytes for ~2 ms more per image; effort 100 saves another 1.5% at twice
 that extra time, and higher methods cost 2-100x more."""
 ImageCodec = Literal["png", "webp"]
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _FILTER_UP = 2
 
 
@@ -143,7 +143,7 @@ def png_bytes(image: Image.Image) -> bytes:
     np.subtract(rows[1:], rows[:-1], out=filtered[1:, 1:])  # uint8 arithmetic wraps mod 256, as PNG wants
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit truecolour, no interlace
     return (
-        _PNG_SIGNATURE
+        PNG_SIGNATURE
         + _png_chunk(b"IHDR", header)
         + _png_chunk(b"IDAT", isal_zlib.compress(filtered, PNG_COMPRESS_LEVEL))  # numpy buffer, no copy
         + _png_chunk(b"IEND", b"")

@@ -172,3 +172,12 @@ def test_exports_load_with_datasets_by_config(name: str, training_dir: Path, tmp
     assert len(dataset) >= 1
     if get_exporter(name).suffix == ".parquet":
         assert set(dataset.features) == set(get_exporter(name).features())
+
+
+def test_stored_images_that_are_not_png_and_unreadable_solutions_are_refused(training_dir: Path, tmp_path: Path) -> None:
+    source = _corrupt_copy(training_dir, tmp_path / "a", {"trace_visual_cot_images": [{"bytes": b"GIF89a", "path": None}]})
+    with pytest.raises(TraceError, match="not a PNG image"):
+        _export(source, "bagel_think", tmp_path / "out_a")
+    source = _corrupt_copy(training_dir, tmp_path / "b", {"solution": "[1, 2"})
+    with pytest.raises(DatasetError, match="does not read as a maze answer"):
+        _export(source, "trl", tmp_path / "out_b", traces="text_cot")

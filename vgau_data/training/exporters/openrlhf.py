@@ -18,7 +18,7 @@ from typing import Any
 from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import JsonlWriter, ShardWriter
 from vgau_data.training.exporters.source import SourceRow
-from vgau_data.training.exporters.verl import protocol_prompt
+from vgau_data.training.exporters.views import protocol_prompt
 
 
 def data_uri(png: bytes) -> str:

@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from vgau_data.errors import DatasetError
-from vgau_data.puzzles.base import FamilySpec
+from vgau_data.puzzles.base import AnswerError, FamilySpec
 from vgau_data.registry import FAMILIES, get_family
+from vgau_data.rendering import PNG_SIGNATURE
 from vgau_data.training.traces import get_trace_kind, trace_rng
-from vgau_data.training.traces.record import parse_record
+from vgau_data.training.traces.record import TraceError, parse_record
 
 SHARD_NAME = re.compile(r"(?P<split>[a-z][a-z0-9_]{0,39})-(?P<index>\d{5})-of-(?P<count>\d{5})\.parquet")
 BENCHMARK_COLUMNS: Mapping[str, str] = {"task": "family", "difficulty": "band", "question": "prompt"}
@@ -39,6 +40,8 @@ ROW_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 OPTIONAL_COLUMNS: frozenset[str] = frozenset({"oracle_aid"})
 FOOTER_BYTES = 8
+BATCH_ROWS = 16
+"""Rows decoded at a time while reading (a training row with a long trace holds a few MB of images)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +70,17 @@ class SourceRow:
 
     def answer(self) -> tuple[Any, ...]:
         """The row's optimal answer, read back from its ``solution`` payload."""
-        return tuple(self.spec.answer_from_payload(self.solution))
+        try:
+            return tuple(self.spec.answer_from_payload(self.solution))
+        except AnswerError as error:
+            raise DatasetError(f"row {self.id!r:.60}: its solution does not read as a {self.family} answer ({error})") from None
 
     def trace(self, kind: str) -> tuple[list[dict[str, Any]], list[bytes]]:
         """The checked messages and images of trace ``kind``: the row's own columns, or computed now."""
         if kind in self.traces:
             text, images = self.traces[kind]
+            if not all(image.startswith(PNG_SIGNATURE) for image in images):
+                raise TraceError(f"row {self.id!r:.60}: a trace_{kind}_images cell is not a PNG image")
         else:
             columns = get_trace_kind(kind).columns(self.spec, self.initial_state(), self.answer(), trace_rng(self.seed, kind))
             text, images = columns[f"trace_{kind}"], columns[f"trace_{kind}_images"]
@@ -164,8 +172,7 @@ class Source:
             for index, count in enumerate(source_file.row_group_rows):
                 lo, hi = max(start - offset, 0), min(stop - offset, count)
                 if lo < hi:
-                    table = _read_row_group(source_file, index, _columns(source_file, traces))
-                    for cells in table.slice(lo, hi - lo).to_pylist():
+                    for cells in _read_rows(source_file, index, _columns(source_file, traces), lo, hi):
                         yield _row(cells, source_file, traces)
                 offset += count
                 if offset >= stop:
@@ -215,12 +222,22 @@ def _columns(source_file: SourceFile, traces: Sequence[str]) -> list[str]:
     return present
 
 
-def _read_row_group(source_file: SourceFile, index: int, columns: list[str]) -> Any:
+def _read_rows(source_file: SourceFile, index: int, columns: list[str], lo: int, hi: int) -> Iterator[dict[str, Any]]:
+    """Rows ``lo..hi`` of row group ``index``, decoded ``BATCH_ROWS`` at a time (a row group may be hundreds of MB)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(source_file.path).read_row_group(index, columns=columns)
+        parquet = pq.ParquetFile(source_file.path, pre_buffer=False, buffer_size=1 << 20)  # stream pages
+        batches = parquet.iter_batches(BATCH_ROWS, row_groups=[index], columns=columns)
+        position = 0
+        for batch in batches:
+            start, stop = max(lo - position, 0), min(hi - position, batch.num_rows)
+            if start < stop:
+                yield from batch.slice(start, stop - start).to_pylist()
+            position += batch.num_rows
+            if position >= hi:
+                return
     except (pa.ArrowException, OSError, ValueError) as error:
         reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
         raise DatasetError(f"{source_file.path}: row group {index} is not readable ({reason})") from None

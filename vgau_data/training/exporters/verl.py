@@ -15,21 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from vgau_data.rendering import png_bytes
 from vgau_data.training.exporters.base import Exporter, ExportOptions
 from vgau_data.training.exporters.source import SourceRow
-from vgau_data.training.exporters.views import IMAGE_TAG
-from vgau_data.training.traces.record import TraceError
-
-
-def protocol_prompt(row: SourceRow, protocol: str) -> tuple[list[bytes], str]:
-    """(PNG images, text with one ``<image>`` per image first) of ``protocol``'s first message on ``row``."""
-    from vgau_data.integrations.prompts import first_message
-
-    pictures, text = first_message(row.instance_row(), protocol)
-    if IMAGE_TAG in text:
-        raise TraceError(f"row {row.id}: the prompt text holds the image tag {IMAGE_TAG!r}")
-    return [png_bytes(picture) for picture in pictures], IMAGE_TAG * len(pictures) + text
+from vgau_data.training.exporters.views import protocol_prompt
 
 
 class VerlExporter(Exporter):

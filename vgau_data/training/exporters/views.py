@@ -1,7 +1,10 @@
-"""Views of a canonical trace record that several formats share.
+"""Views of a row that several formats share: a trace record flattened or chained, a protocol's prompt.
 
 ``flat_text`` writes one message as a string with an ``<image>`` tag where each image
 was (LLaMA-Factory, verl and OpenRLHF count those tags against the images).
+
+``protocol_prompt`` is the first message of a single-turn protocol as RL formats need it
+(verl, OpenRLHF): PNG images and a text with one ``<image>`` per image in front.
 
 ``Chain`` reads a record as a model that thinks in text and images would produce it: the
 question (the first user message), then links of what the model says and the board
@@ -18,10 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vgau_data.puzzles.base import AnswerError, FamilySpec
+from vgau_data.rendering import png_bytes
 from vgau_data.training.traces.record import TraceError
+
+if TYPE_CHECKING:
+    from vgau_data.training.exporters.source import SourceRow
 
 IMAGE_TAG = "<image>"
 
@@ -113,3 +120,13 @@ def chain(spec: FamilySpec, messages: Sequence[Mapping[str, Any]]) -> Chain:
     except AnswerError as error:
         raise TraceError(f"a {spec.name} trace's replies do not read as its answer: {error}") from None
     return view
+
+
+def protocol_prompt(row: SourceRow, protocol: str) -> tuple[list[bytes], str]:
+    """(PNG images, text with one ``<image>`` per image first) of ``protocol``'s first message on ``row``."""
+    from vgau_data.integrations.prompts import first_message
+
+    pictures, text = first_message(row.instance_row(), protocol)
+    if IMAGE_TAG in text:
+        raise TraceError(f"row {row.id}: the prompt text holds the image tag {IMAGE_TAG!r}")
+    return [png_bytes(picture) for picture in pictures], IMAGE_TAG * len(pictures) + text

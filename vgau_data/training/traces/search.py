@@ -131,13 +131,22 @@ class Search:
         return pairs
 
     def plan(self, state: Any) -> tuple[Any, ...] | None:
-        """The fewest interactive steps from ``state`` to the goal (the solver's, or BFS for ``BFS_PLANNED``)."""
+        """The fewest interactive steps from ``state`` to the goal (the solver's, or BFS for ``BFS_PLANNED``).
+
+        Every state along a plan found is remembered with the rest of that plan, which is
+        optimal from there too, so the next state of a walk is rarely searched again.
+        """
         if state not in self._plans:
             if self.spec.name in BFS_PLANNED:
-                self._plans[state] = self._bfs(state)
+                steps = self._bfs(state)
             else:
                 solution = self.spec.solve(state)
-                self._plans[state] = None if solution is None else self.spec.oracle_steps(state, solution.answer)
+                steps = None if solution is None else self.spec.oracle_steps(state, solution.answer)
+            self._plans[state] = steps
+            current = state
+            for index, step in enumerate(steps or ()):
+                current = self.spec.apply_step(current, step)
+                self._plans.setdefault(current, steps[index + 1 :])  # type: ignore[index]
         return self._plans[state]
 
     def distance(self, state: Any) -> int | None:
