@@ -91,7 +91,16 @@ def main() -> None:
         print(f"wrote {args.rows} {FAMILY} rows with {KIND} traces in {time.perf_counter() - began:.1f} s")
         for name in args.formats:
             out = Path(tmp) / name
-            child = [sys.executable, __file__, "--shard-rows", str(args.shard_rows), "--child", str(source), name, str(out)]
+            child = [
+                sys.executable,
+                __file__,
+                "--shard-rows",
+                str(args.shard_rows),
+                "--child",
+                str(source),
+                name,
+                str(out),
+            ]
             seconds, peak = subprocess.run(child, capture_output=True, text=True, check=True).stdout.split()[-2:]
             size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
             print(f"{name:<13} {args.rows / float(seconds):8.1f} rows/s  {size:8.1f} MB  peak RSS {peak:>5} MB")

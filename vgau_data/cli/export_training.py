@@ -41,14 +41,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("source", help="a folder written by `vgau-data generate` or `vgau-data build`")
     parser.add_argument("--format", required=True, choices=list(EXPORTERS), help="the trainer's format")
     parser.add_argument("--out", required=True, type=output_dir, help="folder to write (resumed if unfinished)")
-    parser.add_argument("--traces", choices=list(TRACE_KINDS), default=None,
-                        help="trace kind of an SFT format (default: text_cot; visual_cot for bagel_think, unified_edit, mvot)")
-    parser.add_argument("--protocol", default=None,
-                        help="prompt of an RL format (verl, openrlhf): direct, text_cot (default) or oracle_gta")
+    parser.add_argument(
+        "--traces",
+        choices=list(TRACE_KINDS),
+        default=None,
+        help="trace kind of an SFT format (default: text_cot; visual_cot for bagel_think, unified_edit, mvot)",
+    )
+    parser.add_argument(
+        "--protocol",
+        default=None,
+        help="prompt of an RL format (verl, openrlhf): direct, text_cot (default) or oracle_gta",
+    )
     parser.add_argument("--families", nargs="+", default=None, help="families to export (default: all in SOURCE)")
-    parser.add_argument("--shard-rows", type=positive_int, default=None,
-                        help="source rows per output shard (default: the format's, 200-500)")
-    parser.add_argument("--limit", type=positive_int, default=None, help="export the first N rows of each family's split")
+    parser.add_argument(
+        "--shard-rows",
+        type=positive_int,
+        default=None,
+        help="source rows per output shard (default: the format's, 200-500)",
+    )
+    parser.add_argument(
+        "--limit", type=positive_int, default=None, help="export the first N rows of each family's split"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(handler=run)
 

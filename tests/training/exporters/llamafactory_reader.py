@@ -32,29 +32,43 @@ class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
 
 def main(out_json: str, export_dir: str, datasets: str, model_dir: str) -> None:
     args = {
-        "model_name_or_path": model_dir, "stage": "sft", "do_train": True, "finetuning_type": "full",
-        "dataset": datasets, "dataset_dir": export_dir, "template": "qwen2_vl", "cutoff_len": 1_000_000,
-        "output_dir": f"{export_dir}/.llamafactory_run", "overwrite_cache": True, "report_to": "none",
+        "model_name_or_path": model_dir,
+        "stage": "sft",
+        "do_train": True,
+        "finetuning_type": "full",
+        "dataset": datasets,
+        "dataset_dir": export_dir,
+        "template": "qwen2_vl",
+        "cutoff_len": 1_000_000,
+        "output_dir": f"{export_dir}/.llamafactory_run",
+        "overwrite_cache": True,
+        "report_to": "none",
     }
     model_args, data_args, training_args, _, _ = get_train_args(args)
     tokenizer = load_tokenizer(model_args)["tokenizer"]
     processor = ImageOnlyQwen2VLProcessor(
-        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir), tokenizer=tokenizer,
-        video_processor=None, chat_template=tokenizer.chat_template,
+        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir),
+        tokenizer=tokenizer,
+        video_processor=None,
+        chat_template=tokenizer.chat_template,
     )
     processor.video_processor = processor.image_processor  # mm_plugin asks for one; no video is ever passed
     patch_processor(processor, tokenizer, model_args)
     template = get_template_and_fix_tokenizer(tokenizer, data_args)
-    dataset = get_dataset(template, model_args, data_args, training_args, "sft", tokenizer=tokenizer, processor=processor)
+    dataset = get_dataset(
+        template, model_args, data_args, training_args, "sft", tokenizer=tokenizer, processor=processor
+    )
     pad = tokenizer.convert_tokens_to_ids("<|image_pad|>")
     examples = []
     for example in dataset["train_dataset"]:
         trained = [token for token, label in zip(example["input_ids"], example["labels"]) if label != -100]
-        examples.append({
-            "images": len(example["images"] or []),
-            "image_pad_tokens": sum(token == pad for token in example["input_ids"]),
-            "trained_text": tokenizer.decode(trained),
-        })
+        examples.append(
+            {
+                "images": len(example["images"] or []),
+                "image_pad_tokens": sum(token == pad for token in example["input_ids"]),
+                "trained_text": tokenizer.decode(trained),
+            }
+        )
     with open(out_json, "w", encoding="utf-8") as handle:
         json.dump({"examples": examples}, handle)
 

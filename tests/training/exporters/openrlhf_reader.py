@@ -31,26 +31,32 @@ class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
 def main(out_json: str, model_dir: str, path: str) -> None:
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
     processor = ImageOnlyQwen2VLProcessor(
-        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir), tokenizer=tokenizer,
-        video_processor=None, chat_template=tokenizer.chat_template,
+        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir),
+        tokenizer=tokenizer,
+        video_processor=None,
+        chat_template=tokenizer.chat_template,
     )
     data = types.SimpleNamespace(input_key="prompt", label_key="label", image_key="images", apply_chat_template=True)
-    strategy = types.SimpleNamespace(args=types.SimpleNamespace(data=data), is_rank_0=lambda: True, print=lambda *a: None)
+    strategy = types.SimpleNamespace(
+        args=types.SimpleNamespace(data=data), is_rank_0=lambda: True, print=lambda *a: None
+    )
     dataset = PromptDataset(blending_datasets(path, None, strategy), tokenizer, strategy)
     pad = tokenizer.convert_tokens_to_ids("<|image_pad|>")
     rows = []
     for index in range(len(dataset)):
         datasource, prompt, label, images = dataset[index]
         token_ids, mm_inputs, pil_images = process_prompt_with_images(processor, prompt, images)
-        rows.append({
-            "datasource": datasource,
-            "label": label,
-            "images": len(pil_images),
-            "image_sizes": [list(image.size) for image in pil_images],
-            "image_pad_tokens": sum(token == pad for token in token_ids),
-            "grid_rows": int(mm_inputs["image_grid_thw"].shape[0]) if mm_inputs else 0,
-            "prompt_ends_with_generation": prompt.endswith("<|im_start|>assistant\n"),
-        })
+        rows.append(
+            {
+                "datasource": datasource,
+                "label": label,
+                "images": len(pil_images),
+                "image_sizes": [list(image.size) for image in pil_images],
+                "image_pad_tokens": sum(token == pad for token in token_ids),
+                "grid_rows": int(mm_inputs["image_grid_thw"].shape[0]) if mm_inputs else 0,
+                "prompt_ends_with_generation": prompt.endswith("<|im_start|>assistant\n"),
+            }
+        )
     with open(out_json, "w", encoding="utf-8") as handle:
         json.dump({"rows": rows}, handle)
 

@@ -30,7 +30,10 @@ def test_lines_follow_the_think_trace_loader(kind: str, training_dir: Path, tmp_
     export_training(training_dir, get_exporter("bagel_think"), out, traces=kind, progress=False)
     for family, state in FIXED_STATES.items():
         spec = get_family(family)
-        (line,) = [json.loads(text) for text in (out / family / "train" / "train-00000-of-00001.jsonl").read_text().splitlines()]
+        (line,) = [
+            json.loads(text)
+            for text in (out / family / "train" / "train-00000-of-00001.jsonl").read_text().splitlines()
+        ]
         assert line["Question"] and line["Text Reasoning Trace"] and line["Final Answer"]
         for field, prefix in (("Question", "problem_image_"), ("Text Reasoning Trace", "reasoning_image_")):
             names = REFERENCE.findall(line[field])
@@ -47,5 +50,7 @@ def test_lines_follow_the_think_trace_loader(kind: str, training_dir: Path, tmp_
         if kind == "text_cot":
             assert reasoning == 0 and line["Text Reasoning Trace"].startswith("Reading the board")
         else:
-            steps = [spec.parse_step(text) for text in REFERENCE.split(line["Text Reasoning Trace"])[::2] if text.strip()]
+            steps = [
+                spec.parse_step(text) for text in REFERENCE.split(line["Text Reasoning Trace"])[::2] if text.strip()
+            ]
             assert reasoning == len(steps) == verdict.length

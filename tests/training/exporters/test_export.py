@@ -49,7 +49,9 @@ def test_the_same_rows_give_the_same_bytes(name: str, training_dir: Path, tmp_pa
     assert [s["sha256"] for s in first["shards"]] == [s["sha256"] for s in second["shards"]]
 
 
-def test_shards_split_rows_in_order_and_a_killed_export_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shards_split_rows_in_order_and_a_killed_export_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rows = {"maze": [training_row("maze", FIXED_STATES["maze"], i) for i in range(5)]}
     source = write_training_folder(tmp_path / "src", rows, ())
     clean = _export(source, "verl", tmp_path / "clean", shard_rows=2)
@@ -118,7 +120,9 @@ def _corrupt_copy(training_dir: Path, tmp_path: Path, change: dict) -> Path:
     return path.parents[1]
 
 
-def test_a_malformed_stored_trace_is_one_line_error(training_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_a_malformed_stored_trace_is_one_line_error(
+    training_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     source = _corrupt_copy(training_dir, tmp_path, {"trace_visual_cot": '{"messages": [{"role": "user"}]}'})
     with pytest.raises(TraceError, match="message 0"):
         _export(source, "llamafactory", tmp_path / "out", traces="visual_cot")
@@ -152,7 +156,9 @@ def test_a_shard_without_the_row_columns_is_named(tmp_path: Path) -> None:
         _export(path.parents[1], "verl", tmp_path / "out")
 
 
-def test_cli_exports_and_says_how_to_read_it(benchmark_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_cli_exports_and_says_how_to_read_it(
+    benchmark_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     out = tmp_path / "lf"
     code = main(["export-training", str(benchmark_dir), "--format", "llamafactory", "--traces", "aug_visual_cot",
                  "--families", "maze", "sokoban", "--out", str(out), "--no-progress"])  # fmt: skip
@@ -174,8 +180,12 @@ def test_exports_load_with_datasets_by_config(name: str, training_dir: Path, tmp
         assert set(dataset.features) == set(get_exporter(name).features())
 
 
-def test_stored_images_that_are_not_png_and_unreadable_solutions_are_refused(training_dir: Path, tmp_path: Path) -> None:
-    source = _corrupt_copy(training_dir, tmp_path / "a", {"trace_visual_cot_images": [{"bytes": b"GIF89a", "path": None}]})
+def test_stored_images_that_are_not_png_and_unreadable_solutions_are_refused(
+    training_dir: Path, tmp_path: Path
+) -> None:
+    source = _corrupt_copy(
+        training_dir, tmp_path / "a", {"trace_visual_cot_images": [{"bytes": b"GIF89a", "path": None}]}
+    )
     with pytest.raises(TraceError, match="not a PNG image"):
         _export(source, "bagel_think", tmp_path / "out_a")
     source = _corrupt_copy(training_dir, tmp_path / "b", {"solution": "[1, 2"})

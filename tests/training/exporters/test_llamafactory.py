@@ -37,7 +37,9 @@ def test_conversations_alternate_and_tags_equal_images(exported: Path) -> None:
 
 
 def test_llamafactory_reads_the_export(exported: Path, tiny_vlm: Path, tmp_path: Path) -> None:
-    live = run_reader("VGAU_LLAMAFACTORY_PYTHON", "llamafactory_reader.py", tmp_path / "read.json", exported, DATASETS, tiny_vlm)
+    live = run_reader(
+        "VGAU_LLAMAFACTORY_PYTHON", "llamafactory_reader.py", tmp_path / "read.json", exported, DATASETS, tiny_vlm
+    )
     fixture("llamafactory_get_dataset_qwen2_vl", live)
 
 

@@ -36,7 +36,9 @@ def test_rows_pair_inputs_with_the_next_board_or_step(training_dir: Path, tmp_pa
                 assert row["train_task"] == "action_reasoning" and row["label_imgs"] == []
         visual = [r for r in rows if r["train_task"] == "single_step_visualization"]
         for before, after in zip(visual, visual[1:]):
-            assert before["label_imgs"][0].tobytes() == after["input_imgs"][1].tobytes(), "each board feeds the next step"
+            assert before["label_imgs"][0].tobytes() == after["input_imgs"][1].tobytes(), (
+                "each board feeds the next step"
+            )
         assert spec.replay(spec.from_json(state), spec.parse_answer(rows[-1]["label_text"])).feasible
 
 

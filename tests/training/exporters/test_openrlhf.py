@@ -15,7 +15,9 @@ from vgau_data.training.exporters import export_training, get_exporter
 @pytest.fixture(scope="module")
 def exported(training_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("openrlhf") / "export"
-    export_training(training_dir, get_exporter("openrlhf"), out, protocol="oracle_gta", families=["maze"], progress=False)
+    export_training(
+        training_dir, get_exporter("openrlhf"), out, protocol="oracle_gta", families=["maze"], progress=False
+    )
     return out / "maze" / "train" / "train-00000-of-00001.jsonl"
 
 

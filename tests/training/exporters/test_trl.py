@@ -13,7 +13,9 @@ from vgau_data.training.exporters import export_training, get_exporter
 
 
 @pytest.fixture(scope="module", params=["visual_cot", "text_cot"])
-def exported(request: pytest.FixtureRequest, training_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+def exported(
+    request: pytest.FixtureRequest, training_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, Path]:
     out = tmp_path_factory.mktemp("trl") / f"trl_{request.param}"
     export_training(training_dir, get_exporter("trl"), out, traces=request.param, progress=False)
     return request.param, out

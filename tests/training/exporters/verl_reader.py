@@ -25,7 +25,9 @@ torchvision.__version__ = "0.0.0"
 torchvision.io = types.ModuleType("torchvision.io")
 torchvision.transforms = types.ModuleType("torchvision.transforms")
 torchvision.transforms.InterpolationMode = types.SimpleNamespace(BICUBIC="bicubic", BILINEAR="bilinear")
-sys.modules.update({"torchvision": torchvision, "torchvision.io": torchvision.io, "torchvision.transforms": torchvision.transforms})
+sys.modules.update(
+    {"torchvision": torchvision, "torchvision.io": torchvision.io, "torchvision.transforms": torchvision.transforms}
+)
 
 
 class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
@@ -36,26 +38,40 @@ class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
 def main(out_json: str, model_dir: str, cache_dir: str, *files: str) -> None:
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
     processor = ImageOnlyQwen2VLProcessor(
-        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir), tokenizer=tokenizer,
-        video_processor=None, chat_template=tokenizer.chat_template,
+        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir),
+        tokenizer=tokenizer,
+        video_processor=None,
+        chat_template=tokenizer.chat_template,
     )
-    config = OmegaConf.create({
-        "prompt_key": "prompt", "image_key": "images", "max_prompt_length": 1_000_000, "cache_dir": cache_dir,
-        "filter_overlong_prompts": True, "filter_overlong_prompts_workers": 1,
-    })
+    config = OmegaConf.create(
+        {
+            "prompt_key": "prompt",
+            "image_key": "images",
+            "max_prompt_length": 1_000_000,
+            "cache_dir": cache_dir,
+            "filter_overlong_prompts": True,
+            "filter_overlong_prompts_workers": 1,
+        }
+    )
     dataset = RLHFDataset(list(files), tokenizer, config, processor)
     rows = []
     for index in range(len(dataset)):
         row = dataset[index]
-        rows.append({
-            "data_source": row["data_source"],
-            "parts": [part["type"] for message in row["raw_prompt"] for part in message["content"]],
-            "ground_truth": row["reward_model"]["ground_truth"],
-            "style": row["reward_model"]["style"],
-            "ability": row["ability"],
-            "extra_info": {k: v for k, v in row["extra_info"].items() if k in ("family", "id", "split", "optimal_length", "band", "protocol", "index")},
-            "index": row["index"],
-        })
+        rows.append(
+            {
+                "data_source": row["data_source"],
+                "parts": [part["type"] for message in row["raw_prompt"] for part in message["content"]],
+                "ground_truth": row["reward_model"]["ground_truth"],
+                "style": row["reward_model"]["style"],
+                "ability": row["ability"],
+                "extra_info": {
+                    k: v
+                    for k, v in row["extra_info"].items()
+                    if k in ("family", "id", "split", "optimal_length", "band", "protocol", "index")
+                },
+                "index": row["index"],
+            }
+        )
     with open(out_json, "w", encoding="utf-8") as handle:
         json.dump({"rows": rows}, handle)
 

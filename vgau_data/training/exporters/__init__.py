@@ -14,7 +14,10 @@ from vgau_data.training.exporters import bagel_think, llamafactory, mvot, openrl
 from vgau_data.training.exporters.base import Exporter, ExportError, export_training
 
 EXPORTERS: Mapping[str, Exporter] = MappingProxyType(
-    {module.EXPORTER.name: module.EXPORTER for module in (trl, llamafactory, verl, openrlhf, bagel_think, unified_edit, mvot)}
+    {
+        module.EXPORTER.name: module.EXPORTER
+        for module in (trl, llamafactory, verl, openrlhf, bagel_think, unified_edit, mvot)
+    }
 )
 
 __all__ = ["EXPORTERS", "ExportError", "Exporter", "export_training", "get_exporter"]

@@ -142,7 +142,9 @@ def _resolved_options(exporter: Exporter, traces: str | None, protocol: str | No
     return ExportOptions(traces=get_trace_kind(traces or exporter.default_traces).name, protocol="")
 
 
-def _plan(exporter: Exporter, options: ExportOptions, groups: Sequence[Any], shard_rows: int, limit: int | None) -> dict[str, Any]:
+def _plan(
+    exporter: Exporter, options: ExportOptions, groups: Sequence[Any], shard_rows: int, limit: int | None
+) -> dict[str, Any]:
     return {
         "format": exporter.name,
         "traces": options.traces,

@@ -117,7 +117,9 @@ class ParquetWriter(_TemporaryFile):
         import pyarrow as pa
 
         if self._buffer:
-            self._writer.write_table(pa.Table.from_pylist(self._buffer, schema=self.schema), row_group_size=len(self._buffer))
+            self._writer.write_table(
+                pa.Table.from_pylist(self._buffer, schema=self.schema), row_group_size=len(self._buffer)
+            )
             self._buffer = []
 
     def _finish(self) -> None:

@@ -26,7 +26,9 @@ REASONING = "action_reasoning"
 class MvotExporter(Exporter):
     name = "mvot"
     summary = "MVoT per-step rows: input_text/input_imgs -> label_imgs (next board) or label_text (next step)"
-    consumer = 'datasets.load_dataset(OUT, "<family>", split="train") rows of input_text, input_imgs, label_text, label_imgs'
+    consumer = (
+        'datasets.load_dataset(OUT, "<family>", split="train") rows of input_text, input_imgs, label_text, label_imgs'
+    )
     default_traces = "visual_cot"
     shard_rows = 200
 

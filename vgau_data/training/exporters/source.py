@@ -73,7 +73,9 @@ class SourceRow:
         try:
             return tuple(self.spec.answer_from_payload(self.solution))
         except AnswerError as error:
-            raise DatasetError(f"row {self.id!r:.60}: its solution does not read as a {self.family} answer ({error})") from None
+            raise DatasetError(
+                f"row {self.id!r:.60}: its solution does not read as a {self.family} answer ({error})"
+            ) from None
 
     def trace(self, kind: str) -> tuple[list[dict[str, Any]], list[bytes]]:
         """The checked messages and images of trace ``kind``: the row's own columns, or computed now."""
@@ -82,7 +84,9 @@ class SourceRow:
             if not all(image.startswith(PNG_SIGNATURE) for image in images):
                 raise TraceError(f"row {self.id!r:.60}: a trace_{kind}_images cell is not a PNG image")
         else:
-            columns = get_trace_kind(kind).columns(self.spec, self.initial_state(), self.answer(), trace_rng(self.seed, kind))
+            columns = get_trace_kind(kind).columns(
+                self.spec, self.initial_state(), self.answer(), trace_rng(self.seed, kind)
+            )
             text, images = columns[f"trace_{kind}"], columns[f"trace_{kind}_images"]
         return parse_record(text, len(images)), images
 
@@ -127,7 +131,9 @@ class Source:
     def __init__(self, folder: str | Path) -> None:
         self.root = Path(folder)
         if not self.root.is_dir():
-            raise DatasetError(f"{folder} is not a folder; give one written by `vgau-data generate` or `vgau-data build`")
+            raise DatasetError(
+                f"{folder} is not a folder; give one written by `vgau-data generate` or `vgau-data build`"
+            )
 
     @cached_property
     def groups(self) -> list[Group]:
@@ -143,16 +149,21 @@ class Source:
                 if match is None:
                     continue
                 if path.is_symlink() or not path.resolve().is_relative_to(root) or not path.is_file():
-                    raise DatasetError(f"{path} is a link or not a plain file; an export reads only files inside {self.root}")
+                    raise DatasetError(
+                        f"{path} is a link or not a plain file; an export reads only files inside {self.root}"
+                    )
                 by_group.setdefault((family, match["split"]), []).append(_describe(path, root, family, match["split"]))
         if not by_group:
             raise DatasetError(
                 f"{self.root} holds no <family>/<split>-NNNNN-of-NNNNN.parquet files; "
                 "build one with `vgau-data generate` or `vgau-data build`"
             )
-        return [Group(family, split, tuple(files)) for (family, split), files in sorted(
-            by_group.items(), key=lambda item: (list(FAMILIES).index(item[0][0]), item[0][1])
-        )]
+        return [
+            Group(family, split, tuple(files))
+            for (family, split), files in sorted(
+                by_group.items(), key=lambda item: (list(FAMILIES).index(item[0][0]), item[0][1])
+            )
+        ]
 
     def select(self, families: Sequence[str] | None) -> list[Group]:
         """The groups of ``families`` (all when None); a family the folder lacks is an error."""
@@ -210,7 +221,9 @@ def _describe(path: Path, root: Path, family: str, split: str) -> SourceFile:
 
 def _columns(source_file: SourceFile, traces: Sequence[str]) -> list[str]:
     """The columns to read, in the file's own names; a needed one that is missing is an error."""
-    names = [next((b for b, t in BENCHMARK_COLUMNS.items() if t == c and b in source_file.columns), c) for c in ROW_COLUMNS]
+    names = [
+        next((b for b, t in BENCHMARK_COLUMNS.items() if t == c and b in source_file.columns), c) for c in ROW_COLUMNS
+    ]
     missing = [n for n in names if n not in source_file.columns and n not in OPTIONAL_COLUMNS]
     if missing:
         raise DatasetError(f"{source_file.path} lacks the columns {missing}; it is not a training or benchmark shard")

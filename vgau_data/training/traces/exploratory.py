@@ -32,7 +32,9 @@ def detour_count(optimum: int, rng: np.random.Generator) -> int:
     return int(rng.integers(0, optimum // 2 + 2))
 
 
-def walk_with_detours(spec: FamilySpec, state: Any, rng: np.random.Generator, search: Search | None = None) -> tuple[Any, ...]:
+def walk_with_detours(
+    spec: FamilySpec, state: Any, rng: np.random.Generator, search: Search | None = None
+) -> tuple[Any, ...]:
     """A legal walk from ``state`` to the goal with ``detour_count`` detours (see the module docstring).
 
     Raises:

@@ -122,7 +122,11 @@ def parse_record(text: object, n_images: int) -> list[dict[str, Any]]:
     if not isinstance(messages, list) or not messages:
         raise TraceError('a trace record is {"messages": [...]} with at least one message')
     for m, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in ROLES or not isinstance(message.get("content"), list):
+        if (
+            not isinstance(message, dict)
+            or message.get("role") not in ROLES
+            or not isinstance(message.get("content"), list)
+        ):
             raise TraceError(f"message {m}: needs a role in {ROLES} and a content list")
         for p, part in enumerate(message["content"]):
             _check_part(part, n_images, f"message {m} part {p}")

@@ -58,7 +58,9 @@ def board_reading(spec: FamilySpec, state: Any) -> str:
     background = Counter(labels).most_common(1)[0][0]
     cols = spec.geometry.cols
     parts = [
-        f"{label} at {', '.join(_cell(i, cols) for i in where)}" for label, where in cells.items() if label != background
+        f"{label} at {', '.join(_cell(i, cols) for i in where)}"
+        for label, where in cells.items()
+        if label != background
     ]
     return "; ".join([*parts, f"the other {len(cells[background])} cells are {background}"])
 
@@ -98,7 +100,10 @@ def reasoning(spec: FamilySpec, state: Any, steps: Sequence[Any], search: Search
     Raises:
         GenerationError: a step is illegal, the search does not list it, or it is not optimal.
     """
-    lines = [f"Reading the board: {board_reading(spec, state)}.", f"The fewest steps from the start to the goal: {len(steps)}."]
+    lines = [
+        f"Reading the board: {board_reading(spec, state)}.",
+        f"The fewest steps from the start to the goal: {len(steps)}.",
+    ]
     current = state
     for index, step in enumerate(steps, 1):
         left = len(steps) - index + 1

@@ -29,6 +29,7 @@ def vcot_record(spec: FamilySpec, state: Any, steps: Sequence[Any], *, annotated
     Raises:
         GenerationError: a step is illegal, or the steps do not end at the goal.
     """
+
     def shown(board_state: Any) -> Any:
         board = spec.render(board_state)
         return annotate(spec, board, state) if annotated else board
