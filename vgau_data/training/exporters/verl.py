@@ -23,7 +23,10 @@ from vgau_data.training.exporters.views import protocol_prompt
 class VerlExporter(Exporter):
     name = "verl"
     summary = "verl RL parquet: data_source, prompt with <image>, images, ability, reward_model, extra_info"
-    consumer = "python -m verl.trainer.main_ppo data.train_files=OUT/<family>/train/*.parquet ..."
+    consumer = (
+        "python -m verl.trainer.main_ppo data.train_files=[OUT/<family>/<split>/<shard>.parquet] "
+        "data.image_key=images reward.custom_reward_function.path=... ..."
+    )
     default_traces = None
 
     def features(self) -> Any:
