@@ -54,3 +54,17 @@ def test_lines_follow_the_think_trace_loader(kind: str, training_dir: Path, tmp_
                 spec.parse_step(text) for text in REFERENCE.split(line["Text Reasoning Trace"])[::2] if text.strip()
             ]
             assert reasoning == len(steps) == verdict.length
+
+
+def test_formats_where_the_model_draws_ask_self_vcot_s_question(training_dir: Path, tmp_path: Path) -> None:
+    """visual_cot asks, there, what Self-VCoT asks (the model draws each board); aug_visual_cot has no such protocol."""
+    from vgau_data.integrations.prompts import first_message
+
+    for kind in ("visual_cot", "aug_visual_cot"):
+        export_training(training_dir, get_exporter("bagel_think"), tmp_path / kind, traces=kind, families=["maze"],
+                        progress=False)  # fmt: skip
+        (line,) = [json.loads(t) for t in (tmp_path / kind / "maze/train/train-00000-of-00001.jsonl").read_text().splitlines()]
+        question = REFERENCE.sub("", line["Question"]).strip()
+        row = {"id": "x", "task": "maze", "difficulty": "easy", "optimal_length": 3, "state": FIXED_STATES["maze"]}
+        protocol = "self_vcot" if kind == "visual_cot" else "oracle_aug_vcot"
+        assert question == first_message(row, protocol)[1]

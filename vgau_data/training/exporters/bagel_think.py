@@ -1,7 +1,8 @@
 """BAGEL think traces (the Zebra-CoT layout that Bagel-Zebra-CoT's ``ThinkTraceJSONLIterableDataset`` reads).
 
 One JSONL line per trace: ``Question`` (``<image_start>[problem_image_k]<image_end>`` for
-each image of the question, then its text), ``Text Reasoning Trace`` (what the model says
+each image of the question, then its text: Self-VCoT's, the kind's ``drawn_question``,
+since here the model draws the boards), ``Text Reasoning Trace`` (what the model says
 at each point of the ``Chain`` view, each followed by
 ``<image_start>[reasoning_image_k]<image_end>`` for the board after it), ``Final Answer``
 (the family's answer text), and one key per image slot holding the PNG's path relative to
@@ -20,7 +21,7 @@ from typing import Any
 from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import JsonlWriter, ShardWriter, SideFolder
 from vgau_data.training.exporters.source import SourceRow
-from vgau_data.training.exporters.views import chain
+from vgau_data.training.exporters.views import chain, drawing_question
 from vgau_data.training.traces.record import TraceError
 
 
@@ -86,7 +87,7 @@ class BagelThinkExporter(Exporter):
         if not pieces:
             raise TraceError(f"row {row.id}: a think trace needs reasoning text or images; this trace has neither")
         line = {
-            "Question": "\n".join([*question, view.question]),
+            "Question": "\n".join([*question, drawing_question(row, view, options.traces or "")]),
             "Text Reasoning Trace": "\n".join(pieces),
             "Final Answer": view.answer,
             "id": row.id,

@@ -6,6 +6,7 @@ loader writes them as rows of ``input_text`` (``<image>`` where each input image
 initial board, the board before a step and the steps so far, and labels the board after
 the step (``label_text`` ``<image>``); ``action_reasoning`` takes the initial and the current
 board and labels the next step's text, or the final answer once the goal is reached.
+The question is the kind's ``drawn_question`` when it has one (the model draws the boards).
 A trace of ``n`` steps gives ``2n + 1`` rows; it needs a board after each step
 (``visual_cot``, ``aug_visual_cot``, ``exploratory``).
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from vgau_data.training.exporters.base import Exporter, ExportError, ExportOptions
 from vgau_data.training.exporters.source import SourceRow
-from vgau_data.training.exporters.views import IMAGE_TAG, chain
+from vgau_data.training.exporters.views import IMAGE_TAG, chain, drawing_question
 
 VISUALIZATION = "single_step_visualization"
 REASONING = "action_reasoning"
@@ -60,7 +61,7 @@ class MvotExporter(Exporter):
             return {"bytes": pngs[i], "path": None}
 
         start = view.question_images[-1]
-        header = f"{view.question}\nInitial board: {IMAGE_TAG}\n"
+        header = f"{drawing_question(row, view, options.traces or '')}\nInitial board: {IMAGE_TAG}\n"
         for step, link in enumerate(links):
             history = "".join(f"{done.text}\n" for done in links[:step])
             before = [image(links[step - 1].image)] if step else []  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
 """``unified_edit`` parquet as ThinkMorph's BAGEL fork reads it for interleaved reasoning.
 
-One row per trace: ``instruction_list`` ``[question]``, ``image_list`` the input board then
+One row per trace: ``instruction_list`` ``[question]`` (the kind's ``drawn_question`` when it
+has one: the model draws the boards), ``image_list`` the input board then
 the board after each step (PNG bytes), ``output_text_list`` what the model says before
 each later image and, last, the answer: ThinkMorph's ``UnifiedEditIterableDataset`` feeds
 image 0 and the instruction as input, then each output text (trained) followed by the next
@@ -23,7 +24,7 @@ from typing import Any
 from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import write_json
 from vgau_data.training.exporters.source import SourceRow
-from vgau_data.training.exporters.views import chain
+from vgau_data.training.exporters.views import chain, drawing_question
 
 
 def output_texts(links: Sequence[Any], answer: str) -> list[str]:
@@ -79,7 +80,7 @@ class UnifiedEditExporter(Exporter):
         view = chain(row.spec, messages)
         later = [link.image for link in view.links if link.image is not None]
         yield {
-            "instruction_list": [view.question],
+            "instruction_list": [drawing_question(row, view, options.traces or "")],
             "image_list": [pngs[view.question_images[-1]], *(pngs[i] for i in later)],
             "output_text_list": output_texts(view.links, view.answer),
             "id": row.id,

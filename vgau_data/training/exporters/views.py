@@ -130,3 +130,11 @@ def protocol_prompt(row: SourceRow, protocol: str) -> tuple[list[bytes], str]:
     if IMAGE_TAG in text:
         raise TraceError(f"row {row.id}: the prompt text holds the image tag {IMAGE_TAG!r}")
     return [png_bytes(picture) for picture in pictures], IMAGE_TAG * len(pictures) + text
+
+
+def drawing_question(row: SourceRow, view: Chain, kind: str) -> str:
+    """The question for a format whose model draws the boards: the kind's ``drawn_question``, else the record's."""
+    from vgau_data.training.traces import get_trace_kind
+
+    drawn = getattr(get_trace_kind(kind), "drawn_question", None)
+    return drawn(row.spec, row.initial_state()) if drawn is not None else view.question

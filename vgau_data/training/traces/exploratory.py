@@ -24,7 +24,7 @@ from vgau_data.errors import GenerationError
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.training.traces.record import Record, TraceKind
 from vgau_data.training.traces.search import Search
-from vgau_data.training.traces.visual_cot import vcot_record
+from vgau_data.training.traces.visual_cot import drawn_question, vcot_record
 
 
 def detour_count(optimum: int, rng: np.random.Generator) -> int:
@@ -74,4 +74,5 @@ KIND = TraceKind(
     name="exploratory",
     summary="VCoT rounds along a seeded walk with feasible detours: its length does not reveal the optimum",
     build=build,
+    drawn_question=drawn_question,
 )

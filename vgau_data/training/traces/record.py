@@ -82,12 +82,16 @@ class TraceKind:
     """A registered way to write a row's trace: ``build`` makes the record of one row.
 
     ``build(spec, state, answer, rng) -> Record``; ``columns`` and ``features`` are the
-    registry's contract (see ``vgau_data.training.traces``).
+    registry's contract (see ``vgau_data.training.traces``). ``drawn_question(spec,
+    state)``, when set, is the question as the protocol in which the model draws each
+    board itself asks it (Self-VCoT's first message): formats that train a model to draw
+    the boards use it instead of the record's own question.
     """
 
     name: str
     summary: str
     build: Callable[[FamilySpec, Any, tuple[Any, ...], np.random.Generator], Record]
+    drawn_question: Callable[[FamilySpec, Any], str] | None = None
 
     def columns(self, spec: FamilySpec, state: Any, answer: Sequence[Any], rng: np.random.Generator) -> dict[str, Any]:
         return self.build(spec, state, tuple(answer), rng).columns(self.name)

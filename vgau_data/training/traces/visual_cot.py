@@ -7,6 +7,8 @@ request for the next step. After the last step the board is shown once more, as 
 authors' runner, so a trainer that makes the model draw each board has the last one too
 (trainers that only read, TRL and LLaMA-Factory, drop that trailing turn). Every text
 comes from ``puzzles/prompts.py``, the functions the evaluation protocol itself calls.
+Formats in which the model draws the boards ask Self-VCoT's question instead
+(``drawn_question``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ def vcot_record(spec: FamilySpec, state: Any, steps: Sequence[Any], *, annotated
     return record
 
 
+def drawn_question(spec: FamilySpec, state: Any) -> str:
+    """Self-VCoT's first request (Tables 24-29): the same rounds, but the model draws each board."""
+    return f"{prompts.vcot_intro(spec, state, images='drawn')}\n\n{prompts.step_request(spec, 1)}"
+
+
 def build(spec: FamilySpec, state: Any, answer: tuple[Any, ...], rng: np.random.Generator) -> Record:
     return vcot_record(spec, state, spec.oracle_steps(state, answer), annotated=False)
 
@@ -59,4 +66,5 @@ KIND = TraceKind(
     name="visual_cot",
     summary="Oracle-VCoT rounds: each solver step in the per-step format, then the board after it",
     build=build,
+    drawn_question=drawn_question,
 )
