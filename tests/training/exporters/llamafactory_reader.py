@@ -14,20 +14,13 @@ import json
 import sys
 import types
 
-import transformers
-import transformers.training_args  # imported first: it reads whether torchaudio exists
-
 sys.modules["torchaudio"] = types.ModuleType("torchaudio")
 
 from llamafactory.data import get_dataset, get_template_and_fix_tokenizer
 from llamafactory.hparams import get_train_args
 from llamafactory.model import load_tokenizer
 from llamafactory.model.patcher import patch_processor
-
-
-class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
-    def check_argument_for_proper_class(self, argument_name, argument):
-        return None if argument is None else super().check_argument_for_proper_class(argument_name, argument)
+from qwen2vl_stand_in import image_only_processor  # beside this script
 
 
 def main(out_json: str, export_dir: str, datasets: str, model_dir: str) -> None:
@@ -46,12 +39,7 @@ def main(out_json: str, export_dir: str, datasets: str, model_dir: str) -> None:
     }
     model_args, data_args, training_args, _, _ = get_train_args(args)
     tokenizer = load_tokenizer(model_args)["tokenizer"]
-    processor = ImageOnlyQwen2VLProcessor(
-        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir),
-        tokenizer=tokenizer,
-        video_processor=None,
-        chat_template=tokenizer.chat_template,
-    )
+    processor = image_only_processor(model_dir, tokenizer)
     processor.video_processor = processor.image_processor  # mm_plugin asks for one; no video is ever passed
     patch_processor(processor, tokenizer, model_args)
     template = get_template_and_fix_tokenizer(tokenizer, data_args)

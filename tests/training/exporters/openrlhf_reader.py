@@ -21,21 +21,12 @@ import transformers
 from openrlhf.datasets.prompts_dataset import PromptDataset
 from openrlhf.datasets.utils import blending_datasets
 from openrlhf.utils.vlm_utils import process_prompt_with_images
-
-
-class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
-    def check_argument_for_proper_class(self, argument_name, argument):
-        return None if argument is None else super().check_argument_for_proper_class(argument_name, argument)
+from qwen2vl_stand_in import image_only_processor  # beside this script
 
 
 def main(out_json: str, model_dir: str, path: str) -> None:
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
-    processor = ImageOnlyQwen2VLProcessor(
-        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir),
-        tokenizer=tokenizer,
-        video_processor=None,
-        chat_template=tokenizer.chat_template,
-    )
+    processor = image_only_processor(model_dir, tokenizer)
     data = types.SimpleNamespace(input_key="prompt", label_key="label", image_key="images", apply_chat_template=True)
     strategy = types.SimpleNamespace(
         args=types.SimpleNamespace(data=data), is_rank_0=lambda: True, print=lambda *a: None

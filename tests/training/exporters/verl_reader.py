@@ -17,6 +17,7 @@ import types
 
 import transformers
 from omegaconf import OmegaConf
+from qwen2vl_stand_in import image_only_processor  # beside this script
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
 transformers.utils.is_torchvision_available()  # read (and cached) before the stand-in exists
@@ -30,19 +31,10 @@ sys.modules.update(
 )
 
 
-class ImageOnlyQwen2VLProcessor(transformers.Qwen2VLProcessor):
-    def check_argument_for_proper_class(self, argument_name, argument):
-        return None if argument is None else super().check_argument_for_proper_class(argument_name, argument)
-
 
 def main(out_json: str, model_dir: str, cache_dir: str, *files: str) -> None:
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
-    processor = ImageOnlyQwen2VLProcessor(
-        image_processor=transformers.Qwen2VLImageProcessorPil.from_pretrained(model_dir),
-        tokenizer=tokenizer,
-        video_processor=None,
-        chat_template=tokenizer.chat_template,
-    )
+    processor = image_only_processor(model_dir, tokenizer)
     config = OmegaConf.create(
         {
             "prompt_key": "prompt",

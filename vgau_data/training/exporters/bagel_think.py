@@ -90,11 +90,7 @@ class BagelThinkExporter(Exporter):
             "Question": "\n".join([*question, drawing_question(row, view, options.traces or "")]),
             "Text Reasoning Trace": "\n".join(pieces),
             "Final Answer": view.answer,
-            "id": row.id,
-            "family": row.family,
-            "band": row.band,
-            "optimal_length": row.optimal_length,
-            "state": row.state,
+            **row.metadata(),
         }
         yield {"line": line, "images": files, "index": index}
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import write_json
-from vgau_data.training.exporters.source import SourceRow
+from vgau_data.training.exporters.source import SourceRow, metadata_features
 from vgau_data.training.exporters.views import flat_text, images
 from vgau_data.training.traces.record import TraceError
 
@@ -43,11 +43,7 @@ class LlamaFactoryExporter(Exporter):
             {
                 "conversations": List({"from": Value("string"), "value": Value("string")}),
                 "images": List(Image()),
-                "id": Value("string"),
-                "family": Value("string"),
-                "band": Value("string"),
-                "optimal_length": Value("int32"),
-                "state": Value("string"),
+                **metadata_features(),
             }
         )
 
@@ -61,11 +57,7 @@ class LlamaFactoryExporter(Exporter):
         yield {
             "conversations": [{"from": ROLE_TAGS[m["role"]], "value": flat_text(m)} for m in messages],
             "images": [{"bytes": pngs[i], "path": None} for m in messages for i in images(m)],
-            "id": row.id,
-            "family": row.family,
-            "band": row.band,
-            "optimal_length": row.optimal_length,
-            "state": row.state,
+            **row.metadata(),
         }
 
     def finish(self, out: Path, shards: Sequence[Shard], options: ExportOptions) -> None:

@@ -90,12 +90,27 @@ class SourceRow:
             text, images = columns[f"trace_{kind}"], columns[f"trace_{kind}_images"]
         return parse_record(text, len(images)), images
 
+    def metadata(self) -> dict[str, Any]:
+        """What every SFT format carries beside its trace: what a reward or a filter needs (``metadata_features``)."""
+        return {
+            "id": self.id, "family": self.family, "split": self.split, "band": self.band,
+            "optimal_length": self.optimal_length, "state": self.state,
+        }  # fmt: skip
+
     def instance_row(self) -> dict[str, Any]:
         """The row as the protocol drivers read it (``integrations.prompts.first_message``)."""
         return {
             "id": self.id, "task": self.family, "difficulty": self.band, "optimal_length": self.optimal_length,
             "state": self.state, "image": self.image, "oracle_aid": self.oracle_aid,
         }  # fmt: skip
+
+
+def metadata_features() -> dict[str, Any]:
+    """The ``datasets`` features of ``SourceRow.metadata``."""
+    from datasets import Value
+
+    names = ("id", "family", "split", "band", "optimal_length", "state")
+    return {name: Value("int32" if name == "optimal_length" else "string") for name in names}
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from vgau_data.training.exporters.base import Exporter, ExportOptions
-from vgau_data.training.exporters.source import SourceRow
+from vgau_data.training.exporters.source import SourceRow, metadata_features
 from vgau_data.training.exporters.views import images, texts
 from vgau_data.training.traces.record import TraceError
 
@@ -47,12 +47,7 @@ class TrlExporter(Exporter):
                 "prompt": messages,
                 "completion": messages,
                 "images": List(Image()),
-                "id": Value("string"),
-                "family": Value("string"),
-                "split": Value("string"),
-                "band": Value("string"),
-                "optimal_length": Value("int32"),
-                "state": Value("string"),
+                **metadata_features(),
                 "trace": Value("string"),
                 "turn": Value("int32"),
             }
@@ -71,12 +66,7 @@ class TrlExporter(Exporter):
                 "prompt": [_message(m) for m in prompt],
                 "completion": [{"role": "assistant", "content": [{"type": "text", "text": "\n".join(texts(message))}]}],
                 "images": [{"bytes": pngs[i], "path": None} for m in prompt for i in images(m)],
-                "id": row.id,
-                "family": row.family,
-                "split": row.split,
-                "band": row.band,
-                "optimal_length": row.optimal_length,
-                "state": row.state,
+                **row.metadata(),
                 "trace": options.traces,
                 "turn": turn,
             }

@@ -23,7 +23,7 @@ from typing import Any
 
 from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
 from vgau_data.training.exporters.files import write_json
-from vgau_data.training.exporters.source import SourceRow
+from vgau_data.training.exporters.source import SourceRow, metadata_features
 from vgau_data.training.exporters.views import chain, drawing_question
 
 
@@ -67,11 +67,7 @@ class UnifiedEditExporter(Exporter):
                 "instruction_list": List(Value("string")),
                 "image_list": List(Value("binary")),
                 "output_text_list": List(Value("string")),
-                "id": Value("string"),
-                "family": Value("string"),
-                "band": Value("string"),
-                "optimal_length": Value("int32"),
-                "state": Value("string"),
+                **metadata_features(),
             }
         )
 
@@ -83,11 +79,7 @@ class UnifiedEditExporter(Exporter):
             "instruction_list": [drawing_question(row, view, options.traces or "")],
             "image_list": [pngs[view.question_images[-1]], *(pngs[i] for i in later)],
             "output_text_list": output_texts(view.links, view.answer),
-            "id": row.id,
-            "family": row.family,
-            "band": row.band,
-            "optimal_length": row.optimal_length,
-            "state": row.state,
+            **row.metadata(),
         }
 
     def finish(self, out: Path, shards: Sequence[Shard], options: ExportOptions) -> None:
