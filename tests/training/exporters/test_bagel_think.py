@@ -63,7 +63,9 @@ def test_formats_where_the_model_draws_ask_self_vcot_s_question(training_dir: Pa
     for kind in ("visual_cot", "aug_visual_cot"):
         export_training(training_dir, get_exporter("bagel_think"), tmp_path / kind, traces=kind, families=["maze"],
                         progress=False)  # fmt: skip
-        (line,) = [json.loads(t) for t in (tmp_path / kind / "maze/train/train-00000-of-00001.jsonl").read_text().splitlines()]
+        (line,) = [
+            json.loads(t) for t in (tmp_path / kind / "maze/train/train-00000-of-00001.jsonl").read_text().splitlines()
+        ]
         question = REFERENCE.sub("", line["Question"]).strip()
         row = {"id": "x", "task": "maze", "difficulty": "easy", "optimal_length": 3, "state": FIXED_STATES["maze"]}
         protocol = "self_vcot" if kind == "visual_cot" else "oracle_aug_vcot"

@@ -31,7 +31,6 @@ sys.modules.update(
 )
 
 
-
 def main(out_json: str, model_dir: str, cache_dir: str, *files: str) -> None:
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
     processor = image_only_processor(model_dir, tokenizer)
