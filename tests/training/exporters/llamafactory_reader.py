@@ -14,6 +14,8 @@ import json
 import sys
 import types
 
+import transformers.training_args  # noqa: F401  (first: transformers reads whether torchaudio exists)
+
 sys.modules["torchaudio"] = types.ModuleType("torchaudio")
 
 from llamafactory.data import get_dataset, get_template_and_fix_tokenizer
