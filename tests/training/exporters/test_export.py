@@ -143,6 +143,10 @@ def test_links_and_foreign_files_are_refused(training_dir: Path, tmp_path: Path)
     (broken / "train-00000-of-00001.parquet").write_bytes(b"PAR1 not really")
     with pytest.raises(DatasetError, match="not a readable Parquet file"):
         _export(broken.parent, "verl", tmp_path / "out2")
+    (tmp_path / "linked_family").mkdir()
+    os.symlink(training_dir / "maze", tmp_path / "linked_family" / "maze")
+    with pytest.raises(DatasetError, match="is a link"):
+        _export(tmp_path / "linked_family", "verl", tmp_path / "out4")
     (tmp_path / "empty").mkdir()
     with pytest.raises(DatasetError, match="holds no"):
         _export(tmp_path / "empty", "verl", tmp_path / "out3")

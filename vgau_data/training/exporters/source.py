@@ -157,7 +157,9 @@ class Source:
         root = self.root.resolve()
         for family in FAMILIES:
             folder = self.root / family
-            if not folder.is_dir() or folder.is_symlink():
+            if folder.is_symlink():
+                raise DatasetError(f"{folder} is a link; an export reads only folders and files inside {self.root}")
+            if not folder.is_dir():
                 continue
             for path in sorted(folder.iterdir()):
                 match = SHARD_NAME.fullmatch(path.name)

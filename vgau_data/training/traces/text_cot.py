@@ -47,7 +47,7 @@ def board_reading(spec: FamilySpec, state: Any) -> str:
         >>> from vgau_data.registry import get_family
         >>> maze = get_family("maze")
         >>> board_reading(maze, maze.palette_states()[0]).split("; ")[0]
-        'agent at (1,1)'
+        'agent at (0,0)'
     """
     if spec.cell_labels is None:
         return spec.to_json(state)
