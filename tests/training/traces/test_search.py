@@ -19,7 +19,7 @@ def test_every_family_has_candidate_steps() -> None:
 def test_candidates_include_every_legal_step(family: str) -> None:
     """Random steps the family itself proposes, from every state of the optimal walk: each legal one is a candidate.
 
-    Boards are compared as they look (``cell_labels``): path's random steps declare no
+    Boards are compared as they look (``fidelity.cell_labels``): path's random steps declare no
     label, while its candidate declares the label it steps on, as the per-step format asks.
     """
     spec = get_family(family)
@@ -29,13 +29,13 @@ def test_candidates_include_every_legal_step(family: str) -> None:
     states = [state, *spec.trajectory(state, spec.solve(state).answer)[:-1]]
     checked = 0
     for current in states:
-        reachable = {spec.cell_labels(after) for _, after in search.legal(current)}
+        reachable = {spec.fidelity.cell_labels(after) for _, after in search.legal(current)}
         for _ in range(60):
             step = spec.random_step(current, rng)
             after = spec.apply_step(current, step) if step is not None else Illegal("no_answer", 0)
             if not isinstance(after, Illegal):
                 checked += 1
-                assert spec.cell_labels(after) in reachable, f"{family}: legal step {step!r} is not a candidate"
+                assert spec.fidelity.cell_labels(after) in reachable, f"{family}: legal step {step!r} is not a candidate"
     assert checked > 0
 
 

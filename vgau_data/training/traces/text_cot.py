@@ -1,7 +1,7 @@
 """text_cot: the Text-CoT question (Tables 12-17), answered by reasoning written from the solver's search.
 
 The reply first reads the board: what every cell shows, from the family's
-``cell_labels``, with ``(r,c)`` coordinates as in the oracle aid. It then walks the
+``fidelity.cell_labels``, with ``(r,c)`` coordinates as in the oracle aid. It then walks the
 solver's optimal answer one step at a time: the candidate steps of the current state
 (``search.Search.options``), each legal one with the exact number of steps still needed
 after it and each illegal one with the rule that rejects it; the step taken and why (it
@@ -46,12 +46,12 @@ def board_reading(spec: FamilySpec, state: Any) -> str:
     Example:
         >>> from vgau_data.registry import get_family
         >>> maze = get_family("maze")
-        >>> board_reading(maze, maze.palette_states()[0]).split("; ")[0]
+        >>> board_reading(maze, maze.fidelity.palette_states()[0]).split("; ")[0]
         'agent at (0,0)'
     """
-    if spec.cell_labels is None:
+    if spec.fidelity is None:  # a family that cannot say what each cell shows: its state JSON
         return spec.to_json(state)
-    labels = spec.cell_labels(state)
+    labels = spec.fidelity.cell_labels(state)
     cells: dict[str, list[int]] = {}
     for index, label in enumerate(labels):
         cells.setdefault(label, []).append(index)
@@ -67,12 +67,12 @@ def board_reading(spec: FamilySpec, state: Any) -> str:
 
 def board_change(spec: FamilySpec, before: Any, after: Any) -> str:
     """The cells whose content changed, ``(r,c) old -> new``."""
-    if spec.cell_labels is None:
+    if spec.fidelity is None:
         return spec.to_json(after)
     cols = spec.geometry.cols
     changes = [
         f"{_cell(i, cols)} {old} -> {new}"
-        for i, (old, new) in enumerate(zip(spec.cell_labels(before), spec.cell_labels(after)))
+        for i, (old, new) in enumerate(zip(spec.fidelity.cell_labels(before), spec.fidelity.cell_labels(after)))
         if old != new
     ]
     return ", ".join(changes) if changes else "no cell changed"
