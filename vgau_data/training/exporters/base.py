@@ -17,7 +17,6 @@ an export without it is incomplete.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +26,7 @@ from typing import Any, ClassVar
 
 from vgau_data import __version__
 from vgau_data.errors import VgauError
+from vgau_data.runners.perceptual import sha256_of
 from vgau_data.training.exporters.files import ParquetWriter, ShardWriter, write_json
 from vgau_data.training.exporters.source import Source, SourceRow
 
@@ -186,14 +186,6 @@ def _count_rows(path: Path) -> int:
         return sum(1 for _ in handle)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def export_training(
     source: str | Path,
     exporter: Exporter,
@@ -262,7 +254,7 @@ def export_training(
         **_plan(exporter, options, groups, rows_per_shard, limit),
         "consumer": exporter.consumer,
         "shards": [
-            {"path": s.path.relative_to(root).as_posix(), "rows": _count_rows(s.path), "sha256": _sha256(s.path)}
+            {"path": s.path.relative_to(root).as_posix(), "rows": _count_rows(s.path), "sha256": sha256_of(s.path)}
             for s in shards
         ],
     }
