@@ -16,7 +16,7 @@ from tests.metrics.conftest import HARNESS_OUTPUTS
 from vgau_data.cli import main
 from vgau_data.errors import SubmissionError
 from vgau_data.metrics.baselines import make_baseline
-from vgau_data.metrics.convert import convert
+from vgau_data.integrations.convert import convert
 from vgau_data.metrics.leaderboard import build_leaderboard, leaderboard_rows
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.results import score_submission

@@ -40,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vgau_data.metrics.convert import convert
+    from vgau_data.integrations.convert import convert
     from vgau_data.metrics.references import load_references
     from vgau_data.metrics.submission import write_submission
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from vgau_data.errors import SubmissionError
-from vgau_data.metrics.convert import XLSX_CELL_LIMIT, read_prediction_table
+from vgau_data.integrations.convert import XLSX_CELL_LIMIT, read_prediction_table
 from vgau_data.metrics.scoring import Verdict, aggregate, read_reference, score_answer
 from vgau_data.puzzles.base import DIFFICULTIES
 
