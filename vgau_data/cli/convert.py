@@ -14,7 +14,9 @@ EPILOG = """examples:
 
 lmms-eval: the protocol and family come from the task name in each file name
 (<date>_samples_vgau_<family>_<protocol>.jsonl), the row from `target` (our row id);
-repeats logged by lmms-eval become runs; failed requests are left out and named.
+repeats logged by lmms-eval (-n K) become runs 0..K-1; the settings in the run's
+<date>_results.json (generation_kwargs, repeats, task versions) go into the header;
+failed requests are left out and named.
 VLMEvalKit: rows from the `id` column, else `index` in the family named by the file
 (<model>_VGAU_<family>_<protocol>.xlsx) or --family. A file that cannot be placed is refused.
 """
@@ -54,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         say(f"left out {len(converted.failed)} failed request(s) (scored as missing):", err=True)
         for failure in converted.failed[:50]:
             say(f"  {failure}", err=True)
+    for harness, runs in converted.settings.items():
+        if harness != "tasks":
+            say(f"settings recorded by {harness} ({', '.join(runs)}) are in the header", err=True)
     path = write_submission(args.out, submission)
     say(f"wrote {len(submission.records)} records from {len(args.files)} file(s) to {path}", err=True)
     return 0
