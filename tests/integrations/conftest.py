@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.external import require_tool
+from tests.metrics.conftest import HARNESS_V2, harness_v2_dataset  # noqa: F401  (fixtures shared with tests/metrics)
 from tests.runners.conftest import fake_server  # noqa: F401  (the loopback OpenAI server fixture)
 
 LMMS_EVAL_INSTALL = (
@@ -87,20 +88,3 @@ class OracleByBoard:
         answer = self.oracle(Conversation((Message("user", (TextPart(text),)),), f"{row_id}/direct/run0", "answer"))
         return f"1) Start and goal found.\n\nEvery move checked.\n\n2) {answer.splitlines()[-1]}"
 
-
-HARNESS_V2 = Path(__file__).resolve().parents[1] / "data" / "harness_outputs" / "lmms_eval_0.7.3_tasks_v2"
-"""lmms-eval 0.7.3 runs of the version-2 task files (and two of version 1), with the build they were made on."""
-
-
-@pytest.fixture(scope="session")
-def harness_v2_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scoring columns of the build the ``HARNESS_V2`` runs were made on."""
-    import json
-
-    from tests.metrics.conftest import write_scoring_folder
-
-    rows: dict[str, list[dict[str, Any]]] = {}
-    for line in (HARNESS_V2 / "references.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        rows.setdefault(row["task"], []).append(row)
-    return write_scoring_folder(tmp_path_factory.mktemp("harness_v2"), rows)

@@ -201,6 +201,10 @@ def test_run__limit_prints_the_numbers_and_coverage_score_gives_for_its_submissi
         assert run_results[protocol]["optimal_accuracy"] == body[protocol]["optimal_accuracy"] == pytest.approx(12 / rows)
         assert run_results[protocol]["coverage"] == body[protocol]["coverage"]
     assert "--subset" in printed
+    assert main(["leaderboard", str(model_dir / "results.json"), "--out", str(tmp_path / "space")]) == 0
+    for row in json.loads((tmp_path / "space" / "leaderboard.json").read_text()):  # what the page shows
+        assert row["cells"]["optimal"]["overall"] == body[row["protocol"]]["optimal_accuracy"]
+        assert row["coverage"] == {"answered": [12], "rows": rows} and row["status"] == "incomplete"
 
 
 def test_run__stop_early_scores_below_the_oracle_under_fixed(dataset_dir, tmp_path) -> None:
