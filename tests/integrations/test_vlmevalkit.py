@@ -16,12 +16,12 @@ from PIL import Image
 
 from vgau_data.cli import main
 from vgau_data.errors import VgauError
+from vgau_data.integrations.convert import convert
 from vgau_data.integrations.prompts import first_message
 from vgau_data.integrations.vlmevalkit import dataset_class_file
 from vgau_data.integrations.vlmevalkit.export import COLUMNS, dataset_name, export_tsvs
 from vgau_data.integrations.vlmevalkit.scoring import evaluate_predictions
 from vgau_data.metrics.baselines import oracle_output
-from vgau_data.integrations.convert import convert
 from vgau_data.metrics.references import load_references
 from vgau_data.metrics.results import protocol_results, score_submission
 

@@ -15,8 +15,8 @@ from tests.external import require_tool
 from tests.metrics.conftest import HARNESS_OUTPUTS
 from vgau_data.cli import main
 from vgau_data.errors import SubmissionError
-from vgau_data.metrics.baselines import make_baseline
 from vgau_data.integrations.convert import convert
+from vgau_data.metrics.baselines import make_baseline
 from vgau_data.metrics.leaderboard import build_leaderboard, leaderboard_rows
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.results import score_submission
@@ -166,8 +166,8 @@ def test_leaderboard__chromium_renders_the_results_numbers(
 @pytest.fixture(scope="module")
 def v2_results_files(harness_v2_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Results of real lmms-eval runs: ``-n 2`` over every row (failed requests left out) and ``--limit 2``."""
-    from vgau_data.metrics.references import load_references
     from tests.metrics.conftest import HARNESS_V2
+    from vgau_data.metrics.references import load_references
 
     references = load_references(harness_v2_dataset)
     out = tmp_path_factory.mktemp("v2_results")

@@ -50,7 +50,6 @@ def run(args: argparse.Namespace) -> int:
     from vgau_data.integrations.convert import convert
     from vgau_data.metrics.references import load_references
     from vgau_data.metrics.submission import write_submission
-
     from vgau_data.runners.backends import parse_backend_arg
 
     given = dict(parse_backend_arg(text, "--setting") for text in args.setting)

@@ -297,12 +297,12 @@ class LiveProgress:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from vgau_data.metrics.references import load_references
+    from vgau_data.metrics.results import protocol_results
     from vgau_data.runners.backends import backend_class, default_batch_size
     from vgau_data.runners.backends.base import GenParams
     from vgau_data.runners.driver import RunPlan, run_benchmark
-    from vgau_data.metrics.references import load_references
     from vgau_data.runners.instances import DEFAULT_DATASET, load_instances, parse_shard, shard_instances, source_of
-    from vgau_data.metrics.results import protocol_results
     from vgau_data.runners.records import folder_lock
     from vgau_data.runners.report import write_report
 
