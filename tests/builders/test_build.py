@@ -245,3 +245,22 @@ def test_build__refuses_an_out_that_is_not_a_build(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and ("is a file" in err or "not a vgau-data build" in err)
     assert (out.read_text() if what == "a file" else (out / "notes.txt").read_text()) == "mine"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_build__the_folder_gets_the_permissions_of_the_users_umask(tmp_path: Path, umask: int) -> None:
+    import os
+    import stat
+
+    previous = os.umask(umask)
+    try:
+        out = tmp_path / "shared"
+        build_dataset(out, families=["maze"], counts={"easy": 1, "medium": 0, "hard": 0}, workers=1, progress=False)
+        build_dataset(out, families=["maze"], counts={"easy": 1, "medium": 0, "hard": 0}, workers=1, progress=False)
+    finally:
+        os.umask(previous)
+    folders = [out, *(p for p in out.rglob("*") if p.is_dir())]
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o777 & ~umask}  # rebuilt in place too
+    assert {stat.S_IMODE(p.stat().st_mode) for p in files} == {0o666 & ~umask}
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".shared.")]

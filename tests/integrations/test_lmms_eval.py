@@ -156,3 +156,143 @@ def test_lmms_eval_hooks__a_failed_request_ends_the_episode_as_a_backend_error(
     payload = hooks.read_episode(final)
     assert payload["end"] == "backend_error" and payload["error"].startswith("[LMMS_EVAL_REQUEST_FAILED")
     assert hooks.agentic_process_results(row, [final])["optimal_accuracy"] == 0.0
+
+
+# ---------------------------------------------------------------- the real lmms-eval 0.7.3 (tests/external.py)
+
+
+PROBE = Path(__file__).with_name("lmms_eval_probe.py")
+
+
+def reasoned_replies(row: dict[str, Any]) -> list[str]:
+    """Text-CoT-style replies that put paragraphs, blank lines and other separators before the answer."""
+    from vgau_data.metrics.baselines import oracle_output
+    from vgau_data.metrics.references import rows_from_records
+
+    answer = oracle_output(rows_from_records([row])[0]).splitlines()[-1]
+    return [
+        f"1) The start and the goal.\n\nThe plan.\n\n2) {answer}",
+        f"Step 1:\n\n\n- check\r\n\r\n- check again\n \n{answer}",
+        f"<think>long\n\nthought</think>\n\nQ: done? A: yes.\n\n### Answer\n{answer}\n\n",
+    ]
+
+
+def cut_like_lmms_eval(reply: str, until: list[str]) -> str:
+    """The stop handling of lmms-eval's local model classes (``for term in until: ans = ans.split(term)[0]``)."""
+    for term in until:
+        if term:
+            reply = reply.split(term)[0]
+    return reply
+
+
+@pytest.fixture(scope="module")
+def probed(lmms_eval_python: str, bridge_dataset: Path) -> dict[str, Any]:
+    """Every shipped task as lmms-eval's own TaskManager loads it (see ``lmms_eval_probe``)."""
+    import json
+    import os
+    import subprocess
+
+    from vgau_data.integrations.lmms_eval.task_files import task_names
+
+    names = [name for name in task_names() if name.count("_") >= 2 and name.split("_")[1] in FAMILIES]
+    built = [name for name in names if name.endswith("_text_cot")]  # the rest: configs only (fast)
+    config_only = [name for name in names if name not in built]
+    env = {**os.environ, "VGAU_PUZZLES": str(bridge_dataset), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    done = subprocess.run([lmms_eval_python, str(PROBE), tasks_dir(), *config_only, "--", *built],
+                          capture_output=True, text=True, env=env, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert sorted(result) == sorted(names)
+    return result
+
+
+def test_lmms_eval_real__every_task_sets_stop_strings_no_reasoned_reply_reaches_before_its_answer(
+    probed: dict[str, Any], decoded_rows: dict[str, list[dict[str, Any]]]
+) -> None:
+    for name, task in probed.items():
+        family = name.split("_")[1]
+        kwargs = task["config"]["generation_kwargs"]  # as lmms-eval logs it in results.json, its defaults applied
+        assert "until" in kwargs and kwargs["until"] == [], name
+        assert kwargs["max_new_tokens"] == 8192 and kwargs["temperature"] == 0.0, name
+        for row in decoded_rows[family]:
+            for reply in reasoned_replies(row):
+                assert score_answer(cut_like_lmms_eval(reply, kwargs["until"]), make_reference(row)).optimal, (name, reply)
+    # the check can fail: lmms-eval's default stop string cuts the same replies before their answers
+    row = decoded_rows["maze"][0]
+    assert not any(score_answer(cut_like_lmms_eval(r, ["\n\n"]), make_reference(row)).parsed for r in reasoned_replies(row))
+
+
+def test_lmms_eval_real__a_local_model_class_keeps_a_multi_paragraph_reply_whole(probed: dict[str, Any]) -> None:
+    single_turn = {name: task for name, task in probed.items() if "kept" in task}
+    assert len(single_turn) == len(FAMILIES)
+    for name, task in single_turn.items():
+        assert "\n\n" in task["reply"].split("2)")[0]
+        assert task["kept"] == task["reply"], name  # glm4v.generate_until under the task's own stop strings
+        assert task["scores"]["kept"]["optimal_accuracy"] == 1.0, name
+        assert task["cut"] == task["reply"].split("\n\n")[0], name  # ... and under lmms-eval's default ["\n\n"]
+        assert task["scores"]["cut"]["optimal_accuracy"] == 0.0 and task["scores"]["cut"]["parse_rate"] == 0.0
+
+
+def test_lmms_eval_real__every_repeat_reaches_process_results_and_the_log(probed: dict[str, Any]) -> None:
+    for name, task in probed.items():
+        assert task["config"]["metadata"]["version"] == 2
+        assert [f["name"] for f in task["config"]["filter_list"]] == ["none"], name
+        if "repeats" in task:
+            from tests.integrations.lmms_eval_probe import WRONG
+
+            assert task["repeats"]["filtered"] == {"none": [task["reply"], WRONG]}, name
+            assert task["repeats"]["scores"]["none"]["optimal_accuracy"] == 0.5, name  # the mean of the two
+
+
+def test_lmms_eval_real__repeats_become_runs_and_settings_reach_the_submission(
+    lmms_eval_python: str, bridge_dataset: Path, decoded_rows: dict[str, list[dict[str, Any]]], fake_server: Any,
+    tmp_path: Path,
+) -> None:
+    """``python -m lmms_eval -n 2 --limit 2`` against a loopback server, then convert and score."""
+    import json
+    import os
+    import subprocess
+
+    from tests.integrations.conftest import OracleByBoard
+    from vgau_data.integrations.convert import convert
+    from vgau_data.metrics.references import load_references
+    from vgau_data.metrics.results import protocol_results, score_submission
+
+    server = fake_server(OracleByBoard(decoded_rows))
+    env = {**os.environ, "VGAU_PUZZLES": str(bridge_dataset), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "OPENAI_API_KEY": "EMPTY"}
+    command = [lmms_eval_python, "-m", "lmms_eval", "--model", "openai",
+               "--model_args", f"model_version=served,base_url={server.url},max_retries=1",
+               "--tasks", "vgau_text_cot,vgau_maze_oracle_vcot", "--include_path", tasks_dir(),
+               "--output_path", str(tmp_path / "logs"), "--log_samples", "-n", "2", "--limit", "2"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (results_path,) = (tmp_path / "logs" / "served").glob("*_results.json")
+    lmms = json.loads(results_path.read_text(encoding="utf-8"))
+    samples = sorted((tmp_path / "logs" / "served").glob("*_samples_vgau_*.jsonl"))
+    assert len(samples) == len(FAMILIES) + 1
+    assert all(len(json.loads(line)["filtered_resps"]) == 2 for p in samples for line in p.read_text().splitlines())
+
+    references = load_references(bridge_dataset)
+    submission, converted = convert("lmms-eval", samples, references, model="served")
+    assert not converted.failed and not converted.warnings
+    assert {(r.protocol, r.run) for r in submission.records} == {(p, k) for p in ("text_cot", "oracle_vcot") for k in (0, 1)}
+    settings = submission.header.settings
+    assert list(settings["lmms_eval"]) == [results_path.name]
+    assert settings["lmms_eval"][results_path.name]["cli_repeats"] == 2
+    assert settings["lmms_eval"][results_path.name]["limit"] == 2
+    task = settings["tasks"]["vgau_maze_text_cot"]
+    assert (task["protocol"], task["repeats"], task["task_version"]) == ("text_cot", 2, 2)
+    assert task["generation_kwargs"]["until"] == [] and task["generation_kwargs"]["max_new_tokens"] == 8192
+    assert settings["tasks"]["vgau_maze_oracle_vcot"]["generation_kwargs"]["max_agentic_steps"] == 64
+    assert len({t["config_sha256"] for t in settings["tasks"].values()}) == len(settings["tasks"])
+
+    full = protocol_results(score_submission(submission, references))[2]
+    subset = protocol_results(score_submission(submission, references, subset=True))[2]
+    text_cot = full["text_cot"]
+    assert text_cot["runs"] == 2 and [run["optimal_accuracy"] for run in text_cot["per_run"]][1] == 0.0
+    assert text_cot["coverage"] == {"answered": [12, 12], "rows": len(references.rows), "complete": False}
+    # lmms-eval scores --limit rows only: `score --subset` gives its number, the default counts every row
+    assert subset["text_cot"]["optimal_accuracy"] == pytest.approx(lmms["results"]["vgau_text_cot"]["optimal_accuracy,none"])
+    assert subset["text_cot"]["optimal_accuracy"] == 0.5 and text_cot["optimal_accuracy"] == pytest.approx(6 / 18)
+    assert subset["oracle_vcot"]["optimal_accuracy"] == 1.0

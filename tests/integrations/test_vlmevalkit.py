@@ -7,6 +7,7 @@ import base64
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,12 @@ from PIL import Image
 
 from vgau_data.cli import main
 from vgau_data.errors import VgauError
+from vgau_data.integrations.convert import convert
 from vgau_data.integrations.prompts import first_message
 from vgau_data.integrations.vlmevalkit import dataset_class_file
 from vgau_data.integrations.vlmevalkit.export import COLUMNS, dataset_name, export_tsvs
 from vgau_data.integrations.vlmevalkit.scoring import evaluate_predictions
 from vgau_data.metrics.baselines import oracle_output
-from vgau_data.metrics.convert import convert
 from vgau_data.metrics.references import load_references
 from vgau_data.metrics.results import protocol_results, score_submission
 
@@ -115,3 +116,46 @@ def test_vlmevalkit__scoring_reproduces_what_the_real_run_wrote(fmt: str, tmp_pa
 def test_vlmevalkit__the_dataset_class_file_ships_with_the_package() -> None:
     text = Path(dataset_class_file()).read_text(encoding="utf-8")
     assert "class VGAUPuzzles(ImageBaseDataset)" in text and "evaluate_predictions(eval_file)" in text
+
+
+# ---------------------------------------------------------------- a real VLMEvalKit run of the shipped class (e8e78f05)
+
+RUN_V2 = OUTPUTS.parent / "vlmevalkit_e8e78f05_v2"
+"""``run.py --config`` with its GPT4V class against a loopback server, on the build of ``lmms_eval_0.7.3_tasks_v2``."""
+
+
+def test_vlmevalkit_summary__leads_with_optimal_then_feasible_accuracy() -> None:
+    from vgau_data.integrations.vlmevalkit.scoring import primary_metrics
+
+    (run_dir,) = (RUN_V2 / "loopmodel").iterdir()
+    status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    for name, dataset in status["datasets"].items():
+        headline = ["split=overall|optimal_accuracy", "split=overall|feasible_accuracy"]
+        assert dataset["primary_metric"] == headline, name  # what VLMEvalKit recorded from the class
+        assert list(primary_metrics(dataset["metrics"])) == headline  # from VLMEvalKit's own flattening
+        # VLMEvalKit's own choice, alphabetical among the "overall" keys, would have been feasible accuracy
+        overall = sorted(key for key in dataset["metrics"] if "overall" in key)
+        assert overall[0] == "split=overall|feasible_accuracy"
+    summary = (RUN_V2 / "run_summary.txt").read_text(encoding="utf-8")  # VLMEvalKit's printed Run Summary Report
+    assert re.findall(r"split=overall\|\w+", summary) == headline * len(status["datasets"])
+    assert primary_metrics({"split=overall|n": 3}) == {}
+    text = Path(dataset_class_file()).read_text(encoding="utf-8")
+    assert "def report_primary_metric(cls, metrics)" in text and "primary_metrics(metrics)" in text
+
+
+def test_vlmevalkit_convert__carries_the_runs_status_and_given_settings(
+    harness_v2_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (run_dir,) = (RUN_V2 / "loopmodel").iterdir()
+    files = sorted(str(p) for p in run_dir.glob("loopmodel_VGAU_*.tsv"))
+    out = tmp_path / "v.jsonl"
+    assert main(["convert", "--from", "vlmevalkit", *files, "--dataset", str(harness_v2_dataset), "--model", "loop",
+                 "--out", str(out), "--setting", "temperature=0", "--setting", "max_tokens=1024"]) == 0
+    settings = json.loads(out.read_text(encoding="utf-8").splitlines()[0])["settings"]
+    status = settings["vlmevalkit"][run_dir.name]
+    assert (status["eval_id"], status["pred_format"], status["model_name"]) == (run_dir.name, "tsv", "loopmodel")
+    assert status["argv"][:3] == ["../vlmevalkit/run.py", "--config", "cfg.json"] and "commit" in status
+    assert settings["given"] == {"temperature": 0, "max_tokens": 1024}
+    assert main(["convert", "--from", "vlmevalkit", *files, "--dataset", str(harness_v2_dataset), "--model", "loop",
+                 "--out", str(out), "--setting", "no equals"]) == 2
+    assert "--setting takes KEY=VALUE" in capsys.readouterr().err

@@ -83,18 +83,33 @@ HARNESS_OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "harness_output
 """Files lmms-eval and VLMEvalKit really wrote, and the scoring columns they were made on."""
 
 
-@pytest.fixture(scope="session")
-def real_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scoring columns of the build the ``HARNESS_OUTPUTS`` files were made on."""
+def scoring_folder_from(references_jsonl: Path, folder: Path) -> Path:
+    """A scoring folder of the rows in a fixture's ``references.jsonl`` (the build a harness ran on)."""
     import json
 
     rows: dict[str, list[dict[str, Any]]] = {}
-    for line in (HARNESS_OUTPUTS / "references.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in references_jsonl.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         rows.setdefault(row["task"], []).append(row)
-    return write_scoring_folder(tmp_path_factory.mktemp("harness_dataset"), rows)
+    return write_scoring_folder(folder, rows)
+
+
+@pytest.fixture(scope="session")
+def real_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scoring columns of the build the ``HARNESS_OUTPUTS`` files were made on."""
+    return scoring_folder_from(HARNESS_OUTPUTS / "references.jsonl", tmp_path_factory.mktemp("harness_dataset"))
 
 
 @pytest.fixture(scope="session")
 def real_references(real_dataset: Path) -> ReferenceSet:
     return load_references(real_dataset)
+
+
+HARNESS_V2 = HARNESS_OUTPUTS / "lmms_eval_0.7.3_tasks_v2"
+"""lmms-eval 0.7.3 runs of the version-2 task files (and two of version 1), with the build they were made on."""
+
+
+@pytest.fixture(scope="session")
+def harness_v2_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scoring columns of the build the ``HARNESS_V2`` runs (and ``vlmevalkit_e8e78f05_v2``) were made on."""
+    return scoring_folder_from(HARNESS_V2 / "references.jsonl", tmp_path_factory.mktemp("harness_v2"))

@@ -118,6 +118,28 @@ def test_score__families_subset_and_details(
     assert len(verdicts) == 2 * body["direct"]["n"]
 
 
+def test_score__subset_scores_answered_rows_only_and_labels_them(
+    scoring_dataset: Path, oracle_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = oracle_file.read_text(encoding="utf-8").splitlines()
+    kept = [lines[0]] + [line for line in lines[1:] if json.loads(line)["id"].endswith("-0000")]
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    outs = {}
+    for flag in ([], ["--subset"]):
+        out = tmp_path / f"r{len(flag)}.json"
+        assert main(["score", str(partial), "--dataset", str(scoring_dataset), "--out", str(out), *flag]) == 0
+        outs[bool(flag)] = (json.loads(out.read_text())["baseline-oracle"], capsys.readouterr().out)
+    (full, full_text), (subset, subset_text) = outs[False], outs[True]
+    answered = full["direct"]["coverage"]["answered"][0]
+    rows = full["direct"]["coverage"]["rows"]
+    assert 0 < answered < rows
+    assert full["direct"]["optimal_accuracy"] == pytest.approx(answered / rows) and not full["META"]["subset"]
+    assert subset["direct"]["optimal_accuracy"] == 1.0 and subset["META"]["subset"] is True
+    assert f"{answered}/{rows}" in full_text and f"{answered}/{rows}" in subset_text
+    assert "subset" not in full_text.splitlines()[0] and "not comparable" in subset_text.splitlines()[0]
+
+
 def test_score__plot_writes_one_png_per_protocol(scoring_dataset: Path, oracle_file: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     plots = tmp_path / "plots"

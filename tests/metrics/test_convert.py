@@ -16,7 +16,7 @@ import pytest
 from tests.metrics.conftest import HARNESS_OUTPUTS as OUTPUTS
 from vgau_data.cli import main
 from vgau_data.errors import SubmissionError
-from vgau_data.metrics.convert import (
+from vgau_data.integrations.convert import (
     XLSX_CELL_LIMIT,
     convert,
     lmms_task,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-MODULES = ("scoring", "submission", "references", "results", "baselines", "tables", "plots", "convert", "space", "leaderboard")
+MODULES = ("scoring", "submission", "references", "results", "baselines", "tables", "plots", "space", "leaderboard")
 HEAVY = ("torch", "transformers", "evaluate", "datasets", "matplotlib", "pandas")
 
 
@@ -14,7 +14,8 @@ def test_metrics_modules__import_nothing_heavy() -> None:
         "import sys\n"
         + "".join(f"import vgau_data.metrics.{name}\n" for name in MODULES)
         + "import vgau_data.cli.score, vgau_data.cli.baseline, vgau_data.cli.convert, vgau_data.cli.publish_metric\n"
-        + "import vgau_data.integrations.lmms_eval.hooks, vgau_data.integrations.vlmevalkit.scoring\n"
+        + "import vgau_data.integrations.convert, vgau_data.integrations.lmms_eval.hooks\n"
+        + "import vgau_data.integrations.vlmevalkit.scoring\n"
         + f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -15,8 +15,8 @@ from tests.external import require_tool
 from tests.metrics.conftest import HARNESS_OUTPUTS
 from vgau_data.cli import main
 from vgau_data.errors import SubmissionError
+from vgau_data.integrations.convert import convert
 from vgau_data.metrics.baselines import make_baseline
-from vgau_data.metrics.convert import convert
 from vgau_data.metrics.leaderboard import build_leaderboard, leaderboard_rows
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.results import score_submission
@@ -77,13 +77,20 @@ class TableReader(HTMLParser):
         self._in_body = False
         self._cell: dict[str, str] | None = None
         self._texts: list[str] = []
+        self._details: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         if tag == "tbody":
             self._in_body = True
-        elif tag == "tr" and self._in_body:
-            self.rows.append({"model": attributes["data-model"], "protocol": attributes["data-protocol"], "cells": {}})
+        elif tag == "tr" and self._in_body and "data-model" in attributes:
+            self.rows.append({"model": attributes["data-model"], "protocol": attributes["data-protocol"], "cells": {},
+                              "status": attributes.get("data-status"), "details": []})
+        elif tag == "tr" and self._in_body:  # the details row under the last table row
+            self._details = self.rows[-1]["details"]
+        elif tag in ("dt", "dd") and self._details is not None:
+            self._cell = {"details": tag}
+            self._texts = []
         elif tag == "td" and self._in_body:
             self._cell = {key: value or "" for key, value in attributes.items()}
             self._texts = []
@@ -99,6 +106,11 @@ class TableReader(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "tbody":
             self._in_body = False
+        elif tag == "tr":
+            self._details = None
+        elif tag in ("dt", "dd") and self._cell is not None and self._details is not None:
+            self._details.append("".join(self._texts))
+            self._cell = None
         elif tag == "td" and self._cell is not None:
             if "data-col" in self._cell:
                 self.rows[-1]["cells"][self._cell["data-col"]] = "".join(self._texts)
@@ -149,6 +161,93 @@ def test_leaderboard__chromium_renders_the_results_numbers(
     assert overall == sorted(overall) and overall[0] < overall[-1]  # the hash's ascending sort was applied
     assert reader.charts == ["direct", "text_cot", "oracle_gta", "oracle_vcot", "oracle_aug_vcot"]
     assert reader.bars == 7 * (len(FAMILIES) + 1)
+
+
+@pytest.fixture(scope="module")
+def v2_results_files(harness_v2_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Results of real lmms-eval runs: ``-n 2`` over every row (failed requests left out) and ``--limit 2``."""
+    from tests.metrics.conftest import HARNESS_V2
+    from vgau_data.metrics.references import load_references
+
+    references = load_references(harness_v2_dataset)
+    out = tmp_path_factory.mktemp("v2_results")
+    paths = {}
+    for name, model in (("full", "lmms-n2"), ("limit", "lmms-limit2")):
+        (folder,) = (HARNESS_V2 / name).iterdir()
+        submission, _ = convert("lmms-eval", sorted(folder.glob("*_samples_vgau_*.jsonl")), references, model=model)
+        paths[name] = out / f"{name}.json"
+        paths[name].write_text(json.dumps(score_submission(submission, references)), encoding="utf-8")
+    return paths
+
+
+def test_leaderboard__runs_std_coverage_and_settings_of_real_lmms_eval_runs(
+    v2_results_files: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "space"
+    assert main(["leaderboard", *map(str, v2_results_files.values()), "--out", str(out)]) == 0
+    rows = {(row["model"], row["protocol"]): row for row in json.loads((out / "leaderboard.json").read_text())}
+    full = rows[("lmms-n2", "text_cot")]
+    results = json.loads(v2_results_files["full"].read_text())["lmms-n2"]["text_cot"]
+    assert full["runs"] == 2 and full["std"]["optimal"] == results["optimal_accuracy_std"] > 0
+    assert full["coverage"] == {"answered": [21, 21], "rows": 24} and full["status"] == "incomplete"  # 3 failed
+    limited = rows[("lmms-limit2", "direct")]
+    assert limited["coverage"] == {"answered": [12], "rows": 24} and limited["status"] == "incomplete"
+    details = dict(map(tuple, full["details"]))
+    assert details["tasks.generation_kwargs.until"] == "[] (6 tasks)"
+    assert details["tasks.repeats"] == "2 (6 tasks)" and details["tasks.task_version"] == "2 (6 tasks)"
+    assert details["rows answered per run"] == "[21, 21] of 24"
+    assert any(key.startswith("lmms_eval.") and key.endswith(".cli_repeats") for key in details)
+
+    reader = TableReader()
+    reader.feed(chromium(out / "index.html", "--dump-dom", "--virtual-time-budget=5000"))
+    shown = {(row["model"], row["protocol"]): row for row in reader.rows}
+    assert len(shown) == 5 + 2
+    text_cot = shown[("lmms-n2", "text_cot")]
+    assert text_cot["cells"]["std"] == expected_text(results["optimal_accuracy_std"])
+    assert text_cot["cells"]["coverage"] == "21/24 incomplete" and text_cot["status"] == "incomplete"
+    assert shown[("lmms-limit2", "direct")]["cells"]["coverage"] == "12/24 incomplete"
+    assert shown[("lmms-limit2", "direct")]["cells"]["std"] == "\u2013"  # one run
+    pairs = dict(zip(text_cot["details"][::2], text_cot["details"][1::2]))
+    assert pairs["tasks.generation_kwargs.until"] == "[] (6 tasks)" and pairs["harness"].startswith("lmms-eval")
+
+
+def test_leaderboard__a_subset_and_a_complete_submission_are_told_apart(
+    references: ReferenceSet, tmp_path: Path
+) -> None:
+    oracle = make_baseline("oracle", references, protocols=["direct"], model="oracle")
+    half = make_baseline("oracle", references, protocols=["direct"], model="half")
+    half = type(half)(half.header, half.records[: len(half.records) // 2])
+    paths = []
+    for name, submission, subset in (("oracle", oracle, False), ("half", half, True)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(score_submission(submission, references, subset=subset)), encoding="utf-8")
+    build_leaderboard(paths, tmp_path / "space")
+    rows = {row["model"]: row for row in json.loads((tmp_path / "space" / "leaderboard.json").read_text())}
+    assert rows["oracle"]["status"] == "complete" and rows["half"]["status"] == "subset"
+    assert ["scope", "subset: only the rows each protocol answered count (not comparable)"] in rows["half"]["details"]
+    reader = TableReader()
+    reader.feed(chromium(tmp_path / "space" / "index.html", "--dump-dom", "--virtual-time-budget=5000"))
+    shown = {row["model"]: row for row in reader.rows}
+    n = len(references.rows)
+    assert shown["oracle"]["cells"]["coverage"] == f"{n}/{n}" and shown["oracle"]["status"] == "complete"
+    assert shown["half"]["cells"]["coverage"] == f"{n // 2}/{n} subset"
+
+
+def test_leaderboard__details_are_text_whatever_a_submission_says(references: ReferenceSet, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    hostile = "<img src=x onerror=alert(1)></script><b>"
+    oracle = make_baseline("oracle", references, protocols=["direct"], model="m")
+    oracle = replace(oracle, header=replace(oracle.header, settings={hostile: hostile, "tasks": {"t": {"protocol": "direct", "x": hostile}}}))
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(score_submission(oracle, references)), encoding="utf-8")
+    build_leaderboard([path], tmp_path / "space")
+    reader = TableReader()
+    dom = chromium(tmp_path / "space" / "index.html", "--dump-dom", "--virtual-time-budget=5000")
+    reader.feed(dom)
+    (row,) = reader.rows
+    assert hostile in row["details"] and "tasks.x" in row["details"]
+    assert "<img src=x" not in dom.split("</table>")[0]  # only as escaped text in the table
 
 
 def test_leaderboard__chromium_screenshot(results_files: list[Path], tmp_path: Path) -> None:

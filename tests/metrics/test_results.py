@@ -90,6 +90,35 @@ def test_runs__mean_and_spread_with_a_missing_run(references: ReferenceSet, orac
     assert result["missing"] == [0, len(references.rows), 0]
 
 
+def test_coverage__rows_answered_per_run_out_of_the_dataset(references: ReferenceSet, oracle: Submission) -> None:
+    first = {r.id for r in references.rows[:5]}
+    run0 = only(oracle, lambda r: r.protocol == "direct" and r.id in first)
+    run1 = tuple(replace(r, run=1) for r in run0.records[:3])
+    results = score_submission(replace(run0, records=run0.records + run1), references)
+    _, meta, protocols = protocol_results(results)
+    direct = protocols["direct"]
+    assert direct["coverage"] == {"answered": [5, 3], "rows": len(references.rows), "complete": False}
+    assert direct["n"] == len(references.rows) and meta["subset"] is False
+    assert direct["optimal_accuracy"] == pytest.approx(4 / len(references.rows))
+    complete = protocol_results(score_submission(oracle, references))[2]["direct"]["coverage"]
+    assert complete == {"answered": [len(references.rows)], "rows": len(references.rows), "complete": True}
+
+
+def test_subset__scores_only_the_rows_answered_and_says_so(references: ReferenceSet, oracle: Submission) -> None:
+    first = {r.id for r in references.rows[:5]}
+    partial = only(oracle, lambda r: r.protocol == "text_cot" or r.id in first)
+    run1 = tuple(replace(r, run=1, output="no") for r in partial.records if r.protocol == "direct")[:4]
+    submission = replace(partial, records=partial.records + run1)
+    _, meta, protocols = protocol_results(score_submission(submission, references, subset=True))
+    direct = protocols["direct"]
+    assert meta["subset"] is True and direct["n"] == 5  # rows answered in any run
+    assert [run["optimal_accuracy"] for run in direct["per_run"]] == [1.0, 0.0]  # run 1 misses one of the 5
+    assert direct["missing"] == [0, 1] and direct["coverage"]["answered"] == [5, 4]
+    assert direct["coverage"]["rows"] == len(references.rows)
+    assert protocols["text_cot"]["n"] == len(references.rows) and protocols["text_cot"]["optimal_accuracy"] == 1.0
+    assert any(w.startswith("subset:") and "not comparable" in w for w in meta["warnings"])
+
+
 def test_duplicates_in_a_written_submission__rejected_by_the_reader(oracle: Submission) -> None:
     from vgau_data.metrics.submission import read_submission, submission_lines
 

@@ -65,3 +65,31 @@ def test_publish_metric__space_folder_loads_with_evaluate(space: Path, reference
     row = references.rows[0]
     result = metric.compute(predictions=[oracle_output(row), "no"], references=[row.reference_json()] * 2)
     assert result["optimal_accuracy"] == 0.5
+
+
+def test_publish_metric__a_forks_repo_gets_its_own_wheel_url_and_script_name(
+    space: Path, references: ReferenceSet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import evaluate
+
+    from vgau_data.metrics.baselines import oracle_output
+    from vgau_data.metrics.space import space_url
+
+    wheel = next(space.glob("*.whl"))
+    fork = tmp_path / "fork"
+    assert main(["publish-metric", str(fork), "--wheel", str(wheel), "--repo", "alice/my_metric"]) == 0
+    assert "ready to upload to the Space alice/my_metric" in capsys.readouterr().out
+    assert sorted(p.name for p in fork.iterdir()) == sorted(["README.md", "app.py", "requirements.txt", "my_metric.py",
+                                                             wheel.name])
+    requirements = (fork / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert f"vgau-data @ https://huggingface.co/spaces/alice/my_metric/resolve/main/{wheel.name}" in requirements
+    assert space_url("alice/my_metric") == "https://huggingface.co/spaces/alice/my_metric"
+    assert not any("vgau/solver_accuracy" in line for line in requirements)
+    assert 'with_name("my_metric.py")' in (fork / "app.py").read_text(encoding="utf-8")
+    card = (fork / "README.md").read_text(encoding="utf-8")
+    assert 'evaluate.load("alice/my_metric")' in card and 'evaluate.load("vgau/solver_accuracy")' not in card
+    metric = evaluate.load(str(fork / "my_metric.py"), keep_in_memory=True)
+    row = references.rows[0]
+    assert metric.compute(predictions=[oracle_output(row)], references=[row.reference_json()])["optimal_accuracy"] == 1
+    assert main(["publish-metric", str(tmp_path / "bad"), "--wheel", str(wheel), "--repo", "alice/my-metric"]) == 2
+    assert "NAME a Python identifier" in capsys.readouterr().err

@@ -17,6 +17,7 @@ RESULT_DIRECT = {
     "optimal_accuracy": 0.4567,
     "feasible_accuracy": 0.5,
     "runs": 1,
+    "coverage": {"answered": [600, 598], "rows": 600, "complete": False},
     "per_family_difficulty": {
         "maze": {"easy": cell(1.0, 1.0), "medium": cell(0.5, 0.75), "hard": cell(0.0, 0.1234)},
         "klotski": {"hard": cell(0.05, 0.25)},
@@ -45,6 +46,8 @@ def test_table__rows_are_protocols_columns_family_by_difficulty() -> None:
     assert direct[3].strip() == "45.7"
     vcot = lines[5].split("|")
     assert vcot[3].strip() == "25.0±3.3" and vcot[4].strip() == "3"
+    assert lines[1].split("|")[5].strip() == "answered"
+    assert direct[5].strip() == "598-600/600" and vcot[5].strip() == "-"  # runs differ; not recorded
     bars = [[i for i, ch in enumerate(line) if ch in "|+"] for line in lines[1:]]
     assert bars[0] == bars[2] == bars[3] == bars[4], "columns line up"
     assert bars[1] == bars[0][: len(bars[1])]
@@ -66,6 +69,11 @@ def test_report__two_tables_then_warnings() -> None:
     text = format_report("m", RESULTS, ["direct: 3 missing row(s)"])
     assert text.index("m: optimal accuracy (%)") < text.index("m: feasible accuracy (%)")
     assert text.endswith("warning: direct: 3 missing row(s)")
+
+
+def test_report__a_subset_says_so_in_both_titles() -> None:
+    text = format_report("m", RESULTS, subset=True)
+    assert text.count("[subset: answered rows only, not comparable]") == 2
 
 
 def test_percent__one_decimal() -> None:

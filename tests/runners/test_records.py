@@ -28,7 +28,7 @@ from vgau_data.runners.records import (
     read_requests,
     record_request,
 )
-from vgau_data.runners.report import collect_records, write_report
+from vgau_data.runners.report import collect_records, score_records, write_report
 
 BASE_KEY = {
     "model_fingerprint": "m" * 64,
@@ -270,11 +270,17 @@ def test_report__a_protocol_never_started_and_a_shard_never_run_are_incomplete(
     merge_shards(summary.model_dir)
     report = write_report(summary.model_dir)
     ((_, body),) = report.results.items()
-    assert body["text_cot"]["missing"] == [len(part), len(part)] and body["text_cot"]["optimal_accuracy"] == 0.0
-    assert body["direct"]["missing"] == [0, 0] and body["direct"]["optimal_accuracy"] == 1.0
+    rest = len(instances) - len(part)  # shard 1's rows, and text_cot's every row: scored as failed, as `score` does
+    assert body["text_cot"]["missing"] == [len(instances)] * 2 and body["text_cot"]["optimal_accuracy"] == 0.0
+    assert body["text_cot"]["coverage"] == {"answered": [0, 0], "rows": len(instances), "complete": False}
+    assert body["direct"]["missing"] == [rest, rest]
+    assert body["direct"]["optimal_accuracy"] == pytest.approx(len(part) / len(instances))
+    assert body["direct"]["coverage"] == {"answered": [len(part)] * 2, "rows": len(instances), "complete": False}
     assert [line.split(":")[1].strip() for line in report.incomplete] == ["direct", "text_cot"]
-    assert all("shard(s) 1/2 never started" in line for line in report.incomplete)
-    assert "text_cot" in report.text
+    assert all("shard(s) 1/2 never started: their rows score as failed" in line for line in report.incomplete)
+    assert "text_cot" in report.text and f"{len(part)}/{len(instances)}" in report.text
+    _, _, unfinished = score_records(collect_records(summary.model_dir))  # the diagnosis' scope: rows asked for
+    assert all("their rows are not counted" in line for line in unfinished)
 
 
 def test_run__refuses_to_start_while_merge_holds_the_folder(tmp_path: Path, instances, dataset_dir) -> None:

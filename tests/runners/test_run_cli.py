@@ -10,6 +10,7 @@ import pytest
 
 from tests.runners.conftest import completion_payload, echo_headers, redirect_to, reply_bytes, reply_json
 from vgau_data.cli import main
+from vgau_data.metrics.references import load_references
 from vgau_data.metrics.submission import read_submission
 from vgau_data.runners.backends.bounded_http import basic_authorization
 
@@ -153,17 +154,20 @@ def test_run__failed_requests_are_recorded_scored_as_missing_and_retried_by_a_re
     submission = read_submission(model_dir / "submission.jsonl")
     assert errored[0]["id"] not in {r.id for r in submission.records} and len(submission.records) == 2
     out = capsys.readouterr().out
-    assert "incomplete: direct: 1 row(s) missing over 1 run(s)" in out and "backend errors" in out
+    assert "incomplete: direct: 1 requested row(s) unfinished over 1 run(s)" in out and "backend errors" in out
     direct = _results(model_dir)["direct"]
-    assert (direct["n"], direct["missing"], direct["n_error"]) == (3, [1], 1)
-    assert direct["optimal_accuracy"] == pytest.approx(2 / 3)  # as `vgau-data score` counts the submission
+    rows = len(load_references(dataset_dir).rows)  # every dataset row counts, as `vgau-data score` counts the submission
+    assert (direct["n"], direct["missing"], direct["n_error"]) == (rows, [rows - 2], 1)
+    assert direct["optimal_accuracy"] == pytest.approx(2 / rows)
+    assert direct["per_family"]["maze"]["optimal_accuracy"] == pytest.approx(2 / 3)
+    assert direct["coverage"] == {"answered": [2], "rows": rows, "complete": False} and f"2/{rows}" in out
     server.requests.clear()
     assert _run(dataset_dir, tmp_path, *args) == 0
     assert len(server.requests) == 1
     assert {r.id for r in read_submission(model_dir / "submission.jsonl").records} == {
         f"maze-{d}" for d in ("easy-0000", "easy-0001", "medium-0000")
     }
-    assert _results(model_dir)["direct"]["optimal_accuracy"] == 1.0
+    assert _results(model_dir)["direct"]["per_family"]["maze"]["optimal_accuracy"] == 1.0
 
 
 def test_run__scripted_oracle_submission_passes_vgau_data_score(dataset_dir, tmp_path, capsys) -> None:
@@ -176,6 +180,31 @@ def test_run__scripted_oracle_submission_passes_vgau_data_score(dataset_dir, tmp
     assert main(["score", str(submission), "--dataset", str(dataset_dir), "--out", str(tmp_path / "scored.json")]) == 0
     ((_, body),) = json.loads((tmp_path / "scored.json").read_text()).items()
     assert body["direct"]["optimal_accuracy"] == 1.0 and body["oracle_vcot"]["optimal_accuracy"] == 1.0
+
+
+def test_run__limit_prints_the_numbers_and_coverage_score_gives_for_its_submission(
+    dataset_dir, tmp_path, capsys
+) -> None:
+    args = ("--backend", "scripted", "--model", "oracle", "--protocol", "direct", "oracle_vcot", "--limit", "2")
+    assert _run(dataset_dir, tmp_path, *args) == 0
+    printed = capsys.readouterr().out
+    model_dir = _only_model_dir(tmp_path)
+    assert main(["score", str(model_dir / "submission.jsonl"), "--dataset", str(dataset_dir),
+                 "--out", str(tmp_path / "scored.json")]) == 0
+    scored = capsys.readouterr().out
+    rows = len(load_references(dataset_dir).rows)
+    tables = scored.split("\nwarning:")[0]
+    assert tables in printed and f"12/{rows}" in tables  # the same tables, byte for byte, with the coverage
+    ((_, body),) = json.loads((tmp_path / "scored.json").read_text()).items()
+    run_results = _results(model_dir)
+    for protocol in ("direct", "oracle_vcot"):
+        assert run_results[protocol]["optimal_accuracy"] == body[protocol]["optimal_accuracy"] == pytest.approx(12 / rows)
+        assert run_results[protocol]["coverage"] == body[protocol]["coverage"]
+    assert "--subset" in printed
+    assert main(["leaderboard", str(model_dir / "results.json"), "--out", str(tmp_path / "space")]) == 0
+    for row in json.loads((tmp_path / "space" / "leaderboard.json").read_text()):  # what the page shows
+        assert row["cells"]["optimal"]["overall"] == body[row["protocol"]]["optimal_accuracy"]
+        assert row["coverage"] == {"answered": [12], "rows": rows} and row["status"] == "incomplete"
 
 
 def test_run__stop_early_scores_below_the_oracle_under_fixed(dataset_dir, tmp_path) -> None:
@@ -193,8 +222,9 @@ def test_run__stop_early_scores_below_the_oracle_under_fixed(dataset_dir, tmp_pa
     )
     assert _run(dataset_dir, tmp_path / "stop", "--model", "oracle-stop-early", *args) == 0
     results = _results(_only_model_dir(tmp_path / "stop"))
-    assert results["oracle_vcot"]["optimal_accuracy"] == 1.0  # the optimal budget ignores remaining counts
-    assert results["oracle_vcot_fixed"]["feasible_accuracy"] < 1.0
+    for family in ("maze", "sokoban"):  # the optimal budget ignores remaining counts
+        assert results["oracle_vcot"]["per_family"][family]["optimal_accuracy"] == 1.0
+    assert results["oracle_vcot_fixed"]["feasible_accuracy"] < results["oracle_vcot"]["feasible_accuracy"]
 
 
 def test_run_and_merge__shards_merge_into_the_same_scores(dataset_dir, tmp_path, capsys) -> None:
@@ -203,7 +233,9 @@ def test_run_and_merge__shards_merge_into_the_same_scores(dataset_dir, tmp_path,
         assert _run(dataset_dir, tmp_path / "sharded", *args, "--shard", f"{index}/2") == 0
     model_dir = _only_model_dir(tmp_path / "sharded")
     assert not (model_dir / "submission.jsonl").exists()
-    assert main(["merge", "--out", str(tmp_path / "sharded")]) == 0
+    assert main(["merge", "--out", str(tmp_path / "sharded"), "--dataset", str(tmp_path / "moved")]) == 2
+    assert "cannot load the dataset" in capsys.readouterr().err
+    assert main(["merge", "--out", str(tmp_path / "sharded")]) == 0  # the folder the records name
     assert "optimal accuracy" in capsys.readouterr().out
     assert _run(dataset_dir, tmp_path / "whole", *args) == 0
     sharded, whole = _results(model_dir), _results(_only_model_dir(tmp_path / "whole"))

@@ -16,8 +16,8 @@ import dataclasses
 import multiprocessing
 import os
 import re
+import secrets
 import shutil
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -272,19 +272,34 @@ def staging_folder(out: Path) -> Iterator[Path]:
     _replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(out)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-{os.getpid()}-", dir=out.parent))
+    staging = _sibling_folder(out, "partial")
     try:
         yield staging
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
+        old = _sibling_folder(out, "old")
         os.replace(out, old / out.name)
         os.replace(staging, out)
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(staging, out)
+
+
+def _sibling_folder(out: Path, kind: str) -> Path:
+    """A new folder ``.NAME.<kind>-<pid>-<random>`` beside ``out``, with the permissions of the user's umask.
+
+    (``tempfile.mkdtemp`` makes mode 700 folders: moved into place, the build would be
+    unreadable to other users of a shared machine.)
+    """
+    while True:
+        folder = out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
 
 
 def _remove_abandoned(out: Path) -> None:

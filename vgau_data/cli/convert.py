@@ -14,9 +14,13 @@ EPILOG = """examples:
 
 lmms-eval: the protocol and family come from the task name in each file name
 (<date>_samples_vgau_<family>_<protocol>.jsonl), the row from `target` (our row id);
-repeats logged by lmms-eval become runs; failed requests are left out and named.
+repeats logged by lmms-eval (-n K) become runs 0..K-1; the settings in the run's
+<date>_results.json (generation_kwargs, repeats, task versions) go into the header;
+failed requests are left out and named.
 VLMEvalKit: rows from the `id` column, else `index` in the family named by the file
-(<model>_VGAU_<family>_<protocol>.xlsx) or --family. A file that cannot be placed is refused.
+(<model>_VGAU_<family>_<protocol>.xlsx) or --family; the run folder's status.json goes into
+the header (VLMEvalKit records no generation settings: give them with --setting
+temperature=0 --setting max_tokens=2048). A file that cannot be placed is refused.
 """
 
 
@@ -36,17 +40,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="protocol of these outputs (default: from the task or dataset name in each file name)")
     parser.add_argument("--run", type=non_negative_int, default=0, help="run index of these outputs (default 0)")
     parser.add_argument("--family", default=None, help="family of the rows when a file names rows by position only")
+    parser.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting the harness did not record (e.g. VLMEvalKit's model temperature), for the "
+                             "header's settings; repeatable, values as in run --backend-arg")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from vgau_data.metrics.convert import convert
+    from vgau_data.integrations.convert import convert
     from vgau_data.metrics.references import load_references
     from vgau_data.metrics.submission import write_submission
+    from vgau_data.runners.backends import parse_backend_arg
 
+    given = dict(parse_backend_arg(text, "--setting") for text in args.setting)
     references = load_references(args.dataset, revision=args.revision)
     submission, converted = convert(
-        args.harness, args.files, references, model=args.model, protocol=args.protocol, run=args.run, family=args.family
+        args.harness, args.files, references, model=args.model, protocol=args.protocol, run=args.run, family=args.family,
+        settings={"given": given} if given else None,
     )
     for warning in converted.warnings:
         say(f"warning: {warning}", err=True)
@@ -54,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
         say(f"left out {len(converted.failed)} failed request(s) (scored as missing):", err=True)
         for failure in converted.failed[:50]:
             say(f"  {failure}", err=True)
+    for harness, runs in converted.settings.items():
+        if harness != "tasks":
+            say(f"settings recorded by {harness} ({', '.join(runs)}) are in the header", err=True)
     path = write_submission(args.out, submission)
     say(f"wrote {len(submission.records)} records from {len(args.files)} file(s) to {path}", err=True)
     return 0

@@ -14,9 +14,10 @@ Shard files are kept; rerunning merge is idempotent. Shards may come from severa
 machines: copy their runs/<model>/records/ folders into one --out first.
 
 Merge refuses to start while a `vgau-data run` is still writing into a model folder.
-Rows that were asked for but have no output (backend errors, a killed run, a shard or
-protocol that never started) score as failed, as `vgau-data score` counts them, and are
-reported; the exit status is then 1 unless --allow-incomplete.
+Scores count every row of the dataset, as `vgau-data score` counts the merged
+submission. Rows that were asked for but have no output (backend errors, a killed run,
+a shard or protocol that never started) are reported as unfinished; the exit status is
+then 1 unless --allow-incomplete.
 """
 
 
@@ -29,6 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--out", required=True, type=output_dir, help="the --out folder of the sharded runs")
     parser.add_argument("--model", default=None, help="one model folder name under --out (default: all)")
+    parser.add_argument("--dataset", default=None,
+                        help="the dataset the runs used (default: the folder or repo id their records name)")
     parser.add_argument("--allow-incomplete", action="store_true",
                         help="exit 0 even when rows or shards are missing (they still score as failed)")
     parser.set_defaults(handler=run)
@@ -56,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
                     say(f"warning: shards {list(merged.missing_shards)} of {merged.target.parent.name} are missing",
                         err=True)
                     incomplete = True
-            report = write_report(folder)
+            report = write_report(folder, args.dataset)
         say(report.text)
         say(f"wrote {report.submission_path} and {report.results_path}")
         incomplete = incomplete or bool(report.incomplete)

@@ -297,22 +297,19 @@ class LiveProgress:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from vgau_data.metrics.references import load_references
+    from vgau_data.metrics.results import protocol_results
     from vgau_data.runners.backends import backend_class, default_batch_size
     from vgau_data.runners.backends.base import GenParams
     from vgau_data.runners.driver import RunPlan, run_benchmark
-    from vgau_data.runners.instances import (
-        DEFAULT_DATASET,
-        load_instances,
-        parse_shard,
-        resolve_dataset,
-        shard_instances,
-    )
+    from vgau_data.runners.instances import DEFAULT_DATASET, load_instances, parse_shard, shard_instances, source_of
     from vgau_data.runners.records import folder_lock
     from vgau_data.runners.report import write_report
 
     configs = protocol_configs(args.protocol, args.budget, args.history, args.generation_context)
     shard = parse_shard(args.shard) if args.shard else None
-    dataset = resolve_dataset(args.dataset or DEFAULT_DATASET)
+    references = load_references(args.dataset or DEFAULT_DATASET)
+    dataset = source_of(references)
     selected = load_instances(dataset, families=args.families, difficulties=args.difficulty, limit=args.limit)
     instances = shard_instances(selected, *shard) if shard is not None else selected
     gen = GenParams(
@@ -353,9 +350,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"shard {shard[0]}/{shard[1]} done; after every shard finishes: vgau-data merge --out {args.out}")
         return 1 if summary.errors else 0
     with folder_lock(summary.model_dir, exclusive=False):  # a merge must not rewrite records under the report
-        report = write_report(summary.model_dir)
+        report = write_report(summary.model_dir, references)
     print(report.text)
     print(f"wrote {report.submission_path} and {report.results_path}")
+    if not all(result["coverage"]["complete"] for result in protocol_results(report.results)[2].values()):
+        print(
+            "the scores count every dataset row, unanswered ones as failed (as `vgau-data score` counts the "
+            f"submission); `vgau-data score {report.submission_path} --dataset {dataset.source} --subset` scores "
+            "the answered rows only (not comparable with full runs)"
+        )
     if report.n_errors:
         print(
             f"{report.n_errors} episode(s) ended in backend errors and are not in the submission; "

@@ -19,8 +19,12 @@ EPILOG = """examples:
     vgau-data score oracle.jsonl --dataset vgau_puzzles
 
 Every dataset row counts in every (protocol, run) present: rows left out score as failed
-('missing'). Unknown ids, duplicate (id, protocol, run) lines and a dataset fingerprint
-other than the one in the header are errors (exit status 2).
+('missing'), and the tables' 'answered' column (results.json 'coverage') says how many
+rows each protocol answered out of the dataset's. --subset scores only the rows each
+protocol answered instead (as lmms-eval --limit does); such numbers are labelled a
+subset and are not comparable with full-dataset ones. Unknown ids, duplicate
+(id, protocol, run) lines and a dataset fingerprint other than the one in the header
+are errors (exit status 2).
 
 Limits: a submission past any --max-* limit is refused (exit status 2, naming the line);
 the defaults are far above an honest submission, raise them for a bigger one.
@@ -42,6 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="folder for the PNGs (default: next to --out, else '.')")
     parser.add_argument("--families", nargs="+", default=None, metavar="FAMILY",
                         help="score only these families' rows (the results record the subset)")
+    parser.add_argument("--subset", action="store_true",
+                        help="score each protocol on the rows it answered only (labelled: not comparable)")
     parser.add_argument("--allow-fingerprint-mismatch", action="store_true",
                         help="score even if the submission was made on another dataset build (warns)")
     add_limit_flags(parser)
@@ -87,10 +93,11 @@ def run(args: argparse.Namespace) -> int:
         references = chosen
     details: dict[str, list[list[dict[str, Any]]]] | None = {} if args.details else None
     results = score_submission(
-        submission, references, allow_fingerprint_mismatch=args.allow_fingerprint_mismatch, details=details
+        submission, references, allow_fingerprint_mismatch=args.allow_fingerprint_mismatch, details=details,
+        subset=args.subset,
     )
     model, meta, protocols = protocol_results(results)
-    say(format_report(model, protocols, meta["warnings"]))
+    say(format_report(model, protocols, meta["warnings"], subset=meta["subset"]))
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """A runs folder -> the diagnosis: accuracy and generation fidelity per condition and family.
 
-Accuracy is scored from the records as ``vgau-data merge`` scores them (every requested
-row counts; a missing one fails), then restricted to the chosen difficulties (the paper
+Accuracy is scored from the records over the rows that were asked for (every requested
+row counts; a missing one fails: ``score_records`` without a dataset), then restricted to the chosen difficulties (the paper
 diagnoses easy cases) and pooled over them: optimal and feasible accuracy, mean over
 runs (the paper averages 3). Fidelity is the mean over every image a condition's
 episodes used on those rows (an image used in three runs counts three times), with the

@@ -8,7 +8,7 @@ Modules (each imports only what it needs; none imports torch or transformers):
     results      a whole submission -> the ``results.json`` structure.
     baselines    oracle / random / empty submissions made from the dataset alone.
     tables       paper-style plain-text tables; ``plots`` the optional bar charts.
-    convert      lmms-eval and VLMEvalKit sample logs -> submissions.
+    leaderboard  the static leaderboard Space; ``provenance`` its details lines.
     solver_accuracy/   the ``evaluate`` module, shipped as package data.
 
 This ``__init__`` stays import-free so ``import vgau_data.metrics.scoring`` costs nothing extra.

@@ -8,7 +8,12 @@ protocol: rows are (model, protocol), columns are family x easy/medium/hard then
 family and overall accuracy, for optimal or feasible accuracy (a toggle). Every row names
 the dataset source, revision and fingerprint it was scored on. Columns sort on click (the
 sort is kept in the URL hash, ``#sort=<column>&dir=asc|desc&metric=optimal|feasible``),
-and one bar chart per protocol compares the models by family.
+and one bar chart per protocol compares the models by family. Each row also shows its
+runs and the std over them, and how many dataset rows it answered (``coverage``): a row
+whose runs left rows out is marked incomplete (the missing rows count as failed), one
+scored with ``--subset`` is marked as a subset (not comparable); a details row lists what
+the number was measured with (``provenance.details_lines``: harness, per-run numbers,
+the submission's settings for that protocol).
 """
 
 from __future__ import annotations
@@ -45,8 +50,10 @@ def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, 
     """One row per (model, protocol) of a ``results.json`` structure.
 
     Each row: ``model``, ``protocol``, ``runs``, ``n``, ``dataset`` (source, revision,
-    fingerprint), ``source_file`` and, per metric, ``cells``: ``"<family>/<difficulty>"``,
-    ``"<family>"`` and ``"overall"`` -> accuracy (None where the results have no such cell).
+    fingerprint), ``source_file``, per metric ``cells``: ``"<family>/<difficulty>"``,
+    ``"<family>"`` and ``"overall"`` -> accuracy (None where the results have no such cell)
+    and ``std`` (over runs), then ``coverage`` (``answered`` per run, ``rows``; None when
+    not recorded), ``status`` (one of ``STATUSES``) and ``details`` (``[key, value]`` lines).
 
     Raises:
         SubmissionError: ``results`` is not the structure ``vgau-data score`` writes.
@@ -83,8 +90,43 @@ def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, 
                             for key in ("source", "revision", "fingerprint")},
                 "source_file": source,
                 "cells": cells,
+                **_scope(body[META_KEY], result, str(protocol)),
             })
     return rows
+
+
+STATUSES: tuple[str, ...] = ("complete", "incomplete", "subset", "unknown")
+"""A row's scope: every row answered in every run; rows left out (scored as failed); scored on
+answered rows only (``score --subset``, not comparable); no coverage recorded (older results)."""
+
+
+def _scope(meta: Mapping[str, Any], result: Mapping[str, Any], protocol: str) -> dict[str, Any]:
+    """A row's ``std`` per metric, ``coverage`` (answered per run, rows), ``status`` and ``details`` lines."""
+    from vgau_data.metrics.provenance import details_lines
+
+    cover = result.get("coverage") if isinstance(result.get("coverage"), Mapping) else {}
+    answered = cover.get("answered")
+    rows = cover.get("rows")
+    coverage = None
+    if isinstance(answered, list) and answered and all(_count(a) for a in answered) and _count(rows):
+        coverage = {"answered": [int(a) for a in answered[:1000]], "rows": int(rows)}
+    if meta.get("subset") is True:
+        status = "subset"
+    elif coverage is None:
+        status = "unknown"
+    else:
+        status = "complete" if min(coverage["answered"]) >= coverage["rows"] else "incomplete"
+    std = {metric: _number(result.get(f"{metric}_accuracy_std")) for metric in METRICS}
+    return {"std": std, "coverage": coverage, "status": status,
+            "details": [list(line) for line in details_lines(meta, result, protocol)]}
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def read_results(paths: Iterable[str | Path]) -> list[dict[str, Any]]:

@@ -2,21 +2,30 @@
 
 ::
 
-    {model: {"META": {...provenance, counts, warnings...},
+    {model: {"META": {...provenance, counts, subset, warnings...},
              protocol: {optimal_accuracy, feasible_accuracy, parse_rate, n,
                         optimal_accuracy_std, feasible_accuracy_std, parse_rate_std,
-                        runs, per_run, per_family, per_family_difficulty, errors, missing}}}
+                        runs, per_run, per_family, per_family_difficulty, errors, missing,
+                        coverage}}}
 
 Every dataset row counts in every run of every protocol: a row the submission leaves
 out is a failed verdict with error ``missing``, so leaving out hard rows can never raise
 a score. A protocol's numbers are ``mean_over_runs`` of its runs' aggregates (runs are
 ``0..k-1``; a run index that never appears for a protocol counts all its rows missing).
+
+``coverage`` says how much of the dataset the numbers rest on, whatever the scoring:
+``{"answered": [rows with a record, per run], "rows": rows in the dataset, "complete":
+every run answered every row}``. With ``subset=True`` (``vgau-data score --subset``) a
+protocol is scored on the rows it answered in any run only; ``META["subset"]`` is then
+true and the numbers are not comparable with full-dataset ones (nor with each other,
+when protocols answered different rows).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from vgau_data import __version__
@@ -51,6 +60,7 @@ def score_submission(
     allow_fingerprint_mismatch: bool = False,
     details: dict[str, list[list[dict[str, Any]]]] | None = None,
     expected_runs: Mapping[str, int] | None = None,
+    subset: bool = False,
 ) -> dict[str, Any]:
     """Check ``submission`` against ``references`` and score every protocol and run.
 
@@ -59,6 +69,8 @@ def score_submission(
         expected_runs: protocols, and their run counts, that were asked for: one with
             fewer runs in the submission (or none at all) scores the absent runs' rows
             as missing, so an unfinished run never looks complete.
+        subset: score each protocol on the rows it answered only (labelled in META and
+            the warnings as not comparable); by default every dataset row counts.
 
     Raises:
         SubmissionError / FingerprintMismatchError: see ``submission.check_against``.
@@ -77,22 +89,34 @@ def score_submission(
     for protocol, count in (expected_runs or {}).items():
         run_counts[protocol] = max(run_counts.get(protocol, 0), count)
     for protocol in order_protocols(run_counts):
+        scored = references
+        if subset:
+            answered = {i for (p, _), group in outputs.items() if p == protocol for i in group}
+            scored = replace(references, rows=tuple(row for row in references.rows if row.id in answered))
         runs: list[dict[str, Any]] = []
         missing_per_run: list[int] = []
+        answered_per_run: list[int] = []
         for run in range(run_counts[protocol]):
-            verdicts = score_run(outputs.get((protocol, run), {}), references)
+            verdicts = score_run(outputs.get((protocol, run), {}), scored)
             runs.append(aggregate(verdicts))
-            missing_per_run.append(n_rows - len(outputs.get((protocol, run), {})))
+            answered_per_run.append(len(outputs.get((protocol, run), {})))
+            missing_per_run.append(len(scored.rows) - answered_per_run[-1])
             if details is not None:
                 details.setdefault(protocol, []).append([v.to_dict() for v in verdicts])
         result = mean_over_runs(runs)
         result["missing"] = missing_per_run
+        result["coverage"] = coverage(answered_per_run, n_rows)
         if any(missing_per_run):
             warnings.append(
                 f"{protocol}: {sum(missing_per_run)} missing row(s) over {len(runs)} run(s) scored as failed "
                 f"(per run: {missing_per_run})"
             )
         model_result[protocol] = result
+    if subset:
+        warnings.append(
+            "subset: each protocol is scored on the rows it answered only; these numbers are not comparable "
+            "with full-dataset scores (score without --subset for those)"
+        )
     header = submission.header
     meta = {
         "model": header.model,
@@ -107,12 +131,24 @@ def score_submission(
         },
         "settings": dict(header.settings),
         "n_rows": n_rows,
+        "subset": subset,
         "families": references.families,
         "protocols": list(model_result),
         "scorer": f"vgau_data {__version__}",
         "warnings": warnings,
     }
     return {header.model: {META_KEY: meta, **model_result}}
+
+
+def coverage(answered_per_run: Sequence[int], rows: int) -> dict[str, Any]:
+    """``{"answered": per run, "rows": rows, "complete": ...}``: how much of the dataset a protocol's runs answered.
+
+    Example:
+        >>> coverage([12, 11], 600)
+        {'answered': [12, 11], 'rows': 600, 'complete': False}
+    """
+    answered = [int(n) for n in answered_per_run]
+    return {"answered": answered, "rows": int(rows), "complete": bool(answered) and min(answered) >= rows}
 
 
 def protocol_results(results: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, dict[str, Any]]]:

@@ -8,7 +8,9 @@ imports; ``vgau-data`` is not on the package index) and ``requirements.txt``.
 
 The Space build installs ``requirements.txt`` on its own, before the repository's files
 are there, so the wheel is named by its URL in the Space repo
-(``vgau-data @ https://huggingface.co/spaces/vgau/solver_accuracy/resolve/main/<wheel>``).
+(``vgau-data @ https://huggingface.co/spaces/<repo>/resolve/main/<wheel>``, ``repo`` being
+``vgau/solver_accuracy`` or a fork's ``--repo``; the script is then ``<name>.py``, as
+``evaluate.load("<repo>")`` fetches it).
 evaluate's widget is written for gradio 3 (``gr.inputs``), the card's ``sdk_version``
 3.19.1. Today's resolver pairs it with libraries it predates: starlette >= 1.0 crashes
 it, and under pydantic 2 (with fastapi >= 0.100) every call is refused with HTTP 422 for
@@ -19,6 +21,7 @@ calling ``/run/predict``).
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -29,18 +32,32 @@ from vgau_data.errors import VgauError
 from vgau_data.metrics import METRIC_NAME, solver_accuracy_path
 
 SPACE_ID = f"vgau/{METRIC_NAME}"
-SPACE_URL = f"https://huggingface.co/spaces/{SPACE_ID}"
+_SPACE_REPO = re.compile(r"(?P<owner>[A-Za-z0-9][A-Za-z0-9._-]{0,95})/(?P<name>[A-Za-z_][A-Za-z0-9_]{0,95})")
+
+
+def space_url(repo: str = SPACE_ID) -> str:
+    """The Space's web address; files of its ``main`` branch are under ``<url>/resolve/main/``.
+
+    Example:
+        >>> space_url("alice/solver_accuracy")
+        'https://huggingface.co/spaces/alice/solver_accuracy'
+    """
+    return f"https://huggingface.co/spaces/{repo}"
+
+
+SPACE_URL = space_url()
 RUNTIME_PINS: tuple[str, ...] = ("starlette<1.0", "fastapi<0.100", "pydantic<2")
 """Pins the Space's gradio (the card's ``sdk_version``) needs beside the metric's requirements."""
-APP_PY = f"""from pathlib import Path
+APP_PY = """from pathlib import Path
 
 import evaluate
 from evaluate.utils import launch_gradio_widget
 
-module = evaluate.load(str(Path(__file__).with_name("{METRIC_NAME}.py")))
+module = evaluate.load(str(Path(__file__).with_name("{script}")))
 launch_gradio_widget(module)
 """
 SPACE_FILES: tuple[str, ...] = (f"{METRIC_NAME}.py", "README.md", "requirements.txt", "app.py")
+"""The files of the ``vgau/solver_accuracy`` Space (a fork's script is named after its repo)."""
 
 
 class SpaceError(VgauError, RuntimeError):
@@ -81,7 +98,7 @@ def build_wheel(out_dir: Path) -> Path:
 
 
 def write_metric_space(
-    out_dir: str | Path, *, requirement: str | None = None, wheel: str | Path | None = None
+    out_dir: str | Path, *, requirement: str | None = None, wheel: str | Path | None = None, repo: str = SPACE_ID
 ) -> list[Path]:
     """Write the Space files into ``out_dir`` (created; other files there are left alone).
 
@@ -89,15 +106,27 @@ def write_metric_space(
         requirement: the pip requirement that installs ``vgau_data`` in the Space; no wheel
             is shipped then.
         wheel: a built ``vgau_data`` wheel to ship (default: built from the source checkout).
+        repo: the Space repo id the folder is for (``owner/name``): the shipped wheel's URL,
+            the script's file name (``<name>.py``) and the card's ``evaluate.load`` follow it.
 
     Returns:
-        The written paths: ``SPACE_FILES``, then the wheel when one is shipped.
+        The written paths: the script, ``README.md``, ``requirements.txt``, ``app.py``, then
+        the wheel when one is shipped.
+
+    Raises:
+        SpaceError: ``repo`` is not ``owner/name`` with ``name`` a Python identifier.
     """
+    match = _SPACE_REPO.fullmatch(repo)
+    if match is None:
+        raise SpaceError(f"--repo must be a Space id OWNER/NAME with NAME a Python identifier, got {repo!r:.120}")
+    script = f"{match['name']}.py"
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     source = Path(solver_accuracy_path())
-    shutil.copyfile(source / f"{METRIC_NAME}.py", out / f"{METRIC_NAME}.py")
-    shutil.copyfile(source / "README.md", out / "README.md")
+    shutil.copyfile(source / f"{METRIC_NAME}.py", out / script)
+    card = (source / "README.md").read_text(encoding="utf-8")
+    (out / "README.md").write_text(card.replace(f'evaluate.load("{SPACE_ID}")', f'evaluate.load("{repo}")'),
+                                   encoding="utf-8")
     shipped: list[Path] = []
     if requirement is None:
         for stale in out.glob("vgau_data-*.whl"):
@@ -108,9 +137,9 @@ def write_metric_space(
             built = out / Path(wheel).name
             shutil.copyfile(wheel, built)
         shipped = [built]
-        requirement = f"vgau-data @ {SPACE_URL}/resolve/main/{built.name}"
+        requirement = f"vgau-data @ {space_url(repo)}/resolve/main/{built.name}"
     lines = (source / "requirements.txt").read_text(encoding="utf-8").splitlines()
     pinned = [requirement if line.strip() == "vgau-data" else line for line in lines]
     (out / "requirements.txt").write_text("\n".join([*pinned, *RUNTIME_PINS]) + "\n", encoding="utf-8")
-    (out / "app.py").write_text(APP_PY, encoding="utf-8")
-    return [out / name for name in SPACE_FILES] + shipped
+    (out / "app.py").write_text(APP_PY.format(script=script), encoding="utf-8")
+    return [out / name for name in (script, *SPACE_FILES[1:])] + shipped

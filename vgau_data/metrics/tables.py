@@ -1,18 +1,21 @@
 """Paper-style plain-text tables (Table 1 shape) from scored results; no extra dependencies.
 
 One row per protocol, columns family x E/M/H then overall (mean over runs, with the
-population std over runs when a protocol has several), as percentages with one decimal.
+population std over runs when a protocol has several), as percentages with one decimal,
+the number of runs, and the coverage: rows answered / rows in the dataset (``a-b/N`` when
+runs answered different numbers of rows).
 
 Example:
     >>> cell = {"optimal_accuracy": 0.5, "feasible_accuracy": 1.0, "parse_rate": 1.0, "n": 2}
     >>> result = {"optimal_accuracy": 0.5, "optimal_accuracy_std": 0.0, "runs": 1,
-    ...           "per_family_difficulty": {"maze": {"easy": cell}}}
+    ...           "per_family_difficulty": {"maze": {"easy": cell}},
+    ...           "coverage": {"answered": [2], "rows": 600, "complete": False}}
     >>> print(format_table({"direct": result}, "optimal_accuracy", families=["maze"]))
     Optimal accuracy (%)
-    protocol |       maze        |   overall   | runs
-             |     E     M     H |             |
-    ---------+-------------------+-------------+-----
-    direct   |  50.0     -     - |    50.0     |    1
+    protocol |       maze        |   overall   | runs | answered
+             |     E     M     H |             |      |
+    ---------+-------------------+-------------+------+---------
+    direct   |  50.0     -     - |    50.0     |    1 |    2/600
 """
 
 from __future__ import annotations
@@ -43,6 +46,20 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{100.0 * value:.1f}"
 
 
+def coverage_text(result: Mapping[str, Any]) -> str:
+    """Rows answered / rows in the dataset of a ``results.json`` protocol entry (``'-'`` if not recorded).
+
+    Example:
+        >>> coverage_text({"coverage": {"answered": [598, 600], "rows": 600}})
+        '598-600/600'
+    """
+    cover = result.get("coverage")
+    if not isinstance(cover, Mapping) or not cover.get("answered"):
+        return "-"
+    low, high = min(cover["answered"]), max(cover["answered"])
+    return f"{low if low == high else f'{low}-{high}'}/{cover['rows']}"
+
+
 def _families_of(results: Mapping[str, Mapping[str, Any]]) -> list[str]:
     from vgau_data.registry import FAMILIES
 
@@ -71,10 +88,12 @@ def format_table(
     protocol_width = max([len("protocol"), *(len(p) for p in results)])
     group_width = 3 * (_CELL + 1) - 1
     top = [f"{'protocol':<{protocol_width}} "] + [f" {name:^{group_width}} " for name in families]
-    top += [f" {'overall':^{_OVERALL}} ", " runs"]
+    covered = {protocol: coverage_text(result) for protocol, result in results.items()}
+    cover_width = max([len("answered"), *(len(text) for text in covered.values())])
+    top += [f" {'overall':^{_OVERALL}} ", " runs ", f" {'answered':>{cover_width}}"]
     letters = " " + " ".join(f"{_SHORT[d]:>{_CELL}}" for d in DIFFICULTIES) + " "
     sub = [" " * (protocol_width + 1)] + [letters for _ in families]
-    sub += [" " * (_OVERALL + 2), ""]
+    sub += [" " * (_OVERALL + 2), " " * 6, ""]
     lines = [title or METRIC_TITLES[metric], "|".join(top), "|".join(sub).rstrip()]
     lines.append("+".join("-" * len(part) for part in top))
     for protocol, result in results.items():
@@ -88,18 +107,26 @@ def format_table(
         if runs > 1 and f"{metric}_std" in result:
             overall += f"±{percent(result[f'{metric}_std'])}"
         cells.append(f" {overall:^{_OVERALL}} ")
-        cells.append(f" {runs:>4}")
+        cells.append(f" {runs:>4} ")
+        cells.append(f" {covered[protocol]:>{cover_width}}")
         lines.append("|".join(cells))
     return "\n".join(lines)
 
 
-def format_report(model: str, results: Mapping[str, Mapping[str, Any]], warnings: Sequence[str] = ()) -> str:
+SUBSET_LABEL = "subset: answered rows only, not comparable"
+
+
+def format_report(
+    model: str, results: Mapping[str, Mapping[str, Any]], warnings: Sequence[str] = (), *, subset: bool = False
+) -> str:
     """The ``vgau-data score`` printout: optimal table, feasible table, warnings (safe to print:
-    the model name and warnings come from submission files)."""
+    the model name and warnings come from submission files). ``subset``: the results were
+    scored on answered rows only (``score --subset``), which the titles say."""
+    scope = f" [{SUBSET_LABEL}]" if subset else ""
     parts = [
-        format_table(results, "optimal_accuracy", title=f"{model}: optimal accuracy (%)"),
+        format_table(results, "optimal_accuracy", title=f"{model}: optimal accuracy (%){scope}"),
         "",
-        format_table(results, "feasible_accuracy", title=f"{model}: feasible accuracy (%)"),
+        format_table(results, "feasible_accuracy", title=f"{model}: feasible accuracy (%){scope}"),
     ]
     if warnings:
         parts += ["", *(f"warning: {w}" for w in warnings)]

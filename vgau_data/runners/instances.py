@@ -25,6 +25,7 @@ from vgau_data.registry import FAMILIES, get_family
 if TYPE_CHECKING:
     from PIL import Image
 
+    from vgau_data.metrics.references import ReferenceSet
     from vgau_data.puzzles.base import FamilySpec
 
 logger = logging.getLogger(__name__)
@@ -162,9 +163,13 @@ def resolve_dataset(dataset: str) -> DatasetSource:
     """A local dataset folder, or a Hub repo id downloaded to the cache, with its fingerprint."""
     from vgau_data.metrics.references import load_references
 
-    references = load_references(dataset)
+    return source_of(load_references(dataset))
+
+
+def source_of(references: ReferenceSet) -> DatasetSource:
+    """Where the instances of the dataset ``references`` were loaded from are read."""
     if references.local_dir is None:
-        raise SelectionError(f"dataset {dataset!r} has no local copy to read images from")
+        raise SelectionError(f"dataset {references.source!r} has no local copy to read images from")
     return DatasetSource(references.source, references.local_dir, references.fingerprint, references.revision)
 
 

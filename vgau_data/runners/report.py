@@ -1,11 +1,15 @@
 """Records of one model -> a leaderboard submission, ``results.json`` and the printed table.
 
 The submission holds one line per (instance, protocol variant, run) whose final record
-has an output. The scores count every instance the runs were asked for
-(``requested.jsonl``) in every requested run, exactly as ``vgau-data score`` counts a
-submission: an episode that ended in a backend error, or never ran (a killed run, a
-shard or protocol that never started), is a missing row scored as failed, and the
-report says which protocols are incomplete and why. Every variant's result
+has an output. ``write_report`` scores it against the whole dataset, exactly as
+``vgau-data score submission.jsonl --dataset ...`` does: every dataset row counts in every
+requested run, rows a ``--limit`` or ``--families`` run never asked for included (the
+tables' ``answered`` column says how many rows were answered), so the printed numbers,
+``results.json`` and the leaderboard agree. An episode that ended in a backend error, or
+never ran (a killed run, a shard or protocol that never started), is a missing row
+scored as failed, and the report says which protocols are incomplete and why.
+``score_records`` without a dataset scores over the instances asked for instead (the
+diagnosis compares protocols on one selection). Every variant's result
 also counts how its episodes ended (``episode_ends``: goal, illegal, cap, ...), and
 episodes stopped by the ``fixed`` budget's cap are named in a warning.
 """
@@ -16,11 +20,13 @@ import json
 import logging
 import os
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vgau_data import __version__
+from vgau_data.errors import VgauError
 from vgau_data.metrics.references import DatasetRow, ReferenceSet
 from vgau_data.metrics.results import score_submission
 from vgau_data.metrics.scoring import read_reference
@@ -129,17 +135,24 @@ def _unplayed_row(row_id: str, task: str, difficulty: str) -> DatasetRow:
     return DatasetRow(row_id, task, difficulty, 0, "", "")
 
 
-def score_records(collected: ModelRecords) -> tuple[dict[str, Any], list[str], list[str]]:
+def score_records(
+    collected: ModelRecords, references: ReferenceSet | None = None
+) -> tuple[dict[str, Any], list[str], list[str]]:
     """``results.json`` of a model's records, the warnings to show, and why it is incomplete.
 
-    Each variant is scored over every instance it was asked for (or has records of),
-    in every run asked for, like ``vgau-data score``: absent rows score as failed.
-    The third item names each incomplete variant (empty when all is done).
+    Each variant is scored in every run asked for over every row of ``references`` (the
+    dataset, as ``vgau-data score`` scores the submission), or, without ``references``,
+    over every instance it was asked for (or has records of): absent rows score as
+    failed either way. The third item names each variant whose requested work is
+    unfinished (empty when all is done).
+
+    Raises:
+        FingerprintMismatchError: ``references`` is another build than the records'.
     """
     submission = build_submission(collected)
     header = submission.header
     rows: dict[str, DatasetRow] = {}
-    for record in collected.records:
+    for record in collected.records if references is None else ():
         if record["id"] not in rows:
             reference = read_reference(record["reference"])
             rows[record["id"]] = DatasetRow(
@@ -162,22 +175,26 @@ def score_records(collected: ModelRecords) -> tuple[dict[str, Any], list[str], l
         all_ids |= ids
         runs = max([expected.runs, *(run + 1 for run in groups)])
         errored = {r["id"] for group in groups.values() for r in group.values() if r.get("error") is not None}
-        references = ReferenceSet(
+        scope = references or ReferenceSet(
             header.dataset_source,
             header.fingerprint,
             tuple(rows.get(i) or _unplayed_row(i, *expected.rows[i]) for i in sorted(ids)),
             header.dataset_revision,
         )
         records = tuple(r for r in submission.records if r.protocol == variant)
-        scored = score_submission(Submission(header, records), references, expected_runs={variant: runs})
+        scored = score_submission(Submission(header, records), scope, expected_runs={variant: runs})
         (body,) = scored.values()
         meta = meta or body["META"]
         result = body[variant]
         result["n_error"] = len(errored)
         model_result[variant] = result
         warnings.extend(body["META"]["warnings"])
-        if sum(result["missing"]) or expected.missing_shards:
-            incomplete.append(_incompleteness(variant, result["missing"], len(errored), expected.missing_shards))
+        done = [{r["id"] for r in groups.get(run, {}).values() if r.get("error") is None} for run in range(runs)]
+        unfinished = [len(ids - finished) for finished in done]
+        if sum(unfinished) or expected.missing_shards:
+            incomplete.append(
+                _incompleteness(variant, unfinished, len(errored), expected.missing_shards, counted=bool(references))
+            )
         ends = Counter(r.get("end") for group in groups.values() for r in group.values() if r.get("error") is None)
         result["episode_ends"] = dict(sorted(ends.items()))
         if ends["cap"]:
@@ -187,16 +204,20 @@ def score_records(collected: ModelRecords) -> tuple[dict[str, Any], list[str], l
             )
     if meta is None:
         raise RecordsError(f"nothing was run under {collected.model_dir}")
-    meta = {**meta, "protocols": list(model_result), "warnings": warnings + incomplete, "n_rows": len(all_ids)}
+    n_rows = len(references.rows) if references is not None else len(all_ids)
+    meta = {**meta, "protocols": list(model_result), "warnings": warnings + incomplete, "n_rows": n_rows}
     return {header.model: {"META": meta, **model_result}}, warnings + incomplete, incomplete
 
 
-def _incompleteness(variant: str, missing: list[int], n_errored: int, shards: tuple[tuple[int, int], ...]) -> str:
-    parts = [f"{sum(missing)} row(s) missing over {len(missing)} run(s) (per run: {missing})"]
+def _incompleteness(
+    variant: str, missing: list[int], n_errored: int, shards: tuple[tuple[int, int], ...], *, counted: bool
+) -> str:
+    parts = [f"{sum(missing)} requested row(s) unfinished over {len(missing)} run(s) (per run: {missing})"]
     if n_errored:
         parts.append(f"{n_errored} instance(s) ended in backend errors: rerun the same command to retry them")
     if shards:
-        parts.append("shard(s) " + ", ".join(f"{i}/{n}" for i, n in shards) + " never started: their rows are not counted")
+        fate = "their rows score as failed" if counted else "their rows are not counted"
+        parts.append("shard(s) " + ", ".join(f"{i}/{n}" for i, n in shards) + f" never started: {fate}")
     return f"incomplete: {variant}: " + "; ".join(parts)
 
 
@@ -212,17 +233,44 @@ class Report:
     incomplete: tuple[str, ...] = ()
 
 
-def write_report(model_dir: Path) -> Report:
+def dataset_references(header: Mapping[str, Any], dataset: str | ReferenceSet | None = None) -> ReferenceSet:
+    """The dataset records were run on: ``dataset`` (a loaded set, a folder or repo id), else the source they name.
+
+    Raises:
+        RecordsError: the dataset cannot be found (pass it, e.g. ``merge --dataset``).
+    """
+    from vgau_data.metrics.references import load_references
+
+    if isinstance(dataset, ReferenceSet):
+        return dataset
+    recorded = header.get("dataset") or {}
+    source = dataset or str(recorded.get("source") or "")
+    try:
+        return load_references(source, revision=None if dataset else recorded.get("revision"))
+    except VgauError as error:
+        raise RecordsError(
+            f"cannot load the dataset {source!r} the records were run on ({error}); pass it with --dataset"
+        ) from None
+
+
+def write_report(model_dir: Path, dataset: str | ReferenceSet | None = None) -> Report:
     """Write ``submission.jsonl`` and ``results.json`` for a model folder; return the table text.
 
-    Each file is written beside itself and renamed into place, so a reader (or a killed
-    writer) never leaves a half-written report.
+    Scores count every row of the dataset the records were run on (``dataset``, default
+    the source their header names), as ``vgau-data score`` does. Each file is written
+    beside itself and renamed into place, so a reader (or a killed writer) never leaves a
+    half-written report.
+
+    Raises:
+        RecordsError: the dataset cannot be loaded. FingerprintMismatchError: it is
+            another build than the records'.
     """
     collected = collect_records(model_dir)
+    references = dataset_references(collected.header, dataset)
     submission = build_submission(collected)
     submission_path = model_dir / SUBMISSION_NAME
     os.replace(write_submission(model_dir / f".{SUBMISSION_NAME}.tmp", submission), submission_path)
-    results, warnings, incomplete = score_records(collected)
+    results, warnings, incomplete = score_records(collected, references)
     results_path = model_dir / RESULTS_NAME
     staged = model_dir / f".{RESULTS_NAME}.tmp"
     staged.write_text(json.dumps(results, indent=2, sort_keys=False) + "\n", encoding="utf-8")

@@ -10,8 +10,11 @@ output is a JSON object ``{"vgau_episode": 1, "answer": ..., "end": ..., "steps"
 whose ``answer`` is the steps taken in the family's answer format (lmms-eval keeps a final
 output that starts with ``{`` as the response; see ``episode_answer_text``).
 
-``process_results`` scores with ``score_answer`` and reports ``optimal_accuracy`` /
-``feasible_accuracy`` / ``parse_rate`` per row (1.0 or 0.0; the mean over ``--repeats``),
+Every task keeps each of the ``-n/--repeats K`` responses of a row (``KeepResponses``, its
+filter: lmms-eval's default one keeps the first only), so the samples log holds K outputs per
+row, which the converter turns into runs 0..K-1. ``process_results`` scores each with
+``score_answer`` and reports ``optimal_accuracy`` / ``feasible_accuracy`` / ``parse_rate``
+per row (1.0 or 0.0, or the mean over the K responses),
 plus ``<difficulty>_optimal`` / ``<difficulty>_feasible`` keys (None on rows of other
 difficulties, averaged by ``mean_of_rows``): the per-difficulty cells of Table 1.
 ``doc_to_target`` is the row id, which lmms-eval logs as ``target`` and the converter reads.
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from vgau_data.integrations.prompts import first_message, protocol_episode
@@ -209,24 +212,47 @@ def mean_of_rows(values: Sequence[float | None]) -> float:
     return sum(present) / len(present) if present else float("nan")
 
 
+class KeepResponses:
+    """lmms-eval filter that keeps every response of a row (``-n/--repeats K``).
+
+    lmms-eval's default filter (``take_first``) keeps the first of the K responses and drops
+    the rest before ``process_results`` and the samples log. This one leaves one response as
+    the string ``take_first`` would, and K > 1 as the list of all K.
+
+    Example:
+        >>> list(KeepResponses().apply([["a"], ["b", "c"], []], docs=None))
+        ['a', ['b', 'c'], '']
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        if kwargs:
+            raise ValueError(f"KeepResponses takes no options, got {sorted(kwargs)}")
+
+    def apply(self, resps: Iterable[Sequence[Any]], docs: Any) -> list[Any]:
+        return [list(r) if len(r) > 1 else (r[0] if r else "") for r in map(list, resps)]
+
+
 def process_results(doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float | None]:
-    """Replay-score the output(s) of one row (several with ``--repeats``: their mean)."""
+    """Replay-score the output(s) of one row (K with ``--repeats K``: the mean of their verdicts)."""
     reference = make_reference(doc)
-    outputs = [_single_output(result) for result in results] or [""]
+    outputs = _outputs(results)
     return _verdict_metrics([score_answer(output, reference) for output in outputs], str(doc["difficulty"]))
 
 
 def agentic_process_results(doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float | None]:
     """Score the answer inside each final episode output (anything else counts as no answer)."""
     reference = make_reference(doc)
-    outputs = [episode_answer(_single_output(result)) for result in results] or [""]
+    outputs = [episode_answer(output) for output in _outputs(results)]
     return _verdict_metrics([score_answer(output, reference) for output in outputs], str(doc["difficulty"]))
 
 
-def _single_output(result: Any) -> str:
-    if isinstance(result, (list, tuple)):
-        result = result[0] if result else ""
-    return result if isinstance(result, str) else ""
+def _outputs(results: Sequence[Any]) -> list[str]:
+    """Every response in ``results``: one entry per request, each a string or (``KeepResponses``) a list."""
+    outputs: list[str] = []
+    for result in results:
+        for item in result if isinstance(result, (list, tuple)) else [result]:
+            outputs.append(item if isinstance(item, str) else "")
+    return outputs or [""]
 
 
 OVERALL_METRICS: tuple[str, ...] = ("optimal_accuracy", "feasible_accuracy", "parse_rate")

@@ -2,23 +2,27 @@
 
 The file holds the exported TSV's columns minus ``image`` plus ``prediction``, so each row
 carries its own reference (``id``, ``task``, ``category`` = difficulty, ``optimal_length``,
-``state``). ``evaluate_predictions`` is what the shipped dataset class's ``evaluate`` calls.
+``state``). ``evaluate_predictions`` is what the shipped dataset class's ``evaluate`` calls,
+``primary_metrics`` what its ``report_primary_metric`` returns.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from vgau_data.errors import SubmissionError
-from vgau_data.metrics.convert import XLSX_CELL_LIMIT, read_prediction_table
+from vgau_data.integrations.convert import XLSX_CELL_LIMIT, read_prediction_table
 from vgau_data.metrics.scoring import Verdict, aggregate, read_reference, score_answer
 from vgau_data.puzzles.base import DIFFICULTIES
 
 logger = logging.getLogger(__name__)
 
 REFERENCE_COLUMNS: tuple[str, ...] = ("id", "task", "category", "optimal_length", "state", "prediction")
+HEADLINE: tuple[str, ...] = ("optimal_accuracy", "feasible_accuracy")
+"""The numbers VLMEvalKit's run summary leads with, in the paper's Table 1 order."""
 
 
 def score_prediction_rows(rows: list[dict[str, Any]], where: str = "predictions") -> list[Verdict]:
@@ -67,3 +71,20 @@ def evaluate_predictions(eval_file: str | Path) -> Any:
     table = pd.DataFrame(accuracy_rows(score_prediction_rows(read_prediction_table(path), str(path))))
     table.to_csv(path.with_name(f"{path.stem}_acc.csv"), index=False)
     return table
+
+
+def primary_metrics(metrics: Mapping[str, Any] | None) -> dict[str, float]:
+    """What the dataset class reports to VLMEvalKit's run summary: overall optimal, then feasible accuracy.
+
+    ``metrics`` is VLMEvalKit's flattening of the ``evaluate`` table (``split=<row>|<column>``
+    keys). Left to itself VLMEvalKit picks the alphabetically first key containing
+    "overall", which is ``split=overall|feasible_accuracy``. Empty when the keys are absent.
+
+    Example:
+        >>> primary_metrics({"split=overall|feasible_accuracy": 0.5, "split=overall|optimal_accuracy": 0.25})
+        {'split=overall|optimal_accuracy': 0.25, 'split=overall|feasible_accuracy': 0.5}
+    """
+    keys = [f"split=overall|{name}" for name in HEADLINE]
+    if not isinstance(metrics, Mapping) or not all(isinstance(metrics.get(key), (int, float)) for key in keys):
+        return {}
+    return {key: float(metrics[key]) for key in keys}

@@ -125,7 +125,7 @@ def load_backend(name: str, **options: Any) -> ChatBackend:
 _LITERALS: Mapping[str, Any] = {"true": True, "false": False, "none": None, "null": None}
 
 
-def parse_backend_arg(text: str) -> tuple[str, Any]:
+def parse_backend_arg(text: str, flag: str = "--backend-arg") -> tuple[str, Any]:
     """``KEY=VALUE`` -> ``(key, value)``; dashes in the key become underscores.
 
     The value is read without ``eval``: ``true``/``false``/``none`` (any case), an integer,
@@ -138,7 +138,7 @@ def parse_backend_arg(text: str) -> tuple[str, Any]:
     key, separator, raw = text.partition("=")
     key = key.strip().replace("-", "_")
     if not separator or not key.isidentifier():
-        raise BackendError(f"--backend-arg takes KEY=VALUE with KEY a name, got {text!r:.80}")
+        raise BackendError(f"{flag} takes KEY=VALUE with KEY a name, got {text!r:.80}")
     raw = raw.strip()
     if raw.lower() in _LITERALS:
         return key, _LITERALS[raw.lower()]
@@ -151,5 +151,5 @@ def parse_backend_arg(text: str) -> tuple[str, Any]:
         try:
             return key, json.loads(raw)
         except ValueError as error:
-            raise BackendError(f"--backend-arg {key}: the value is not valid JSON ({error})") from None
+            raise BackendError(f"{flag} {key}: the value is not valid JSON ({error})") from None
     return key, raw

@@ -11,8 +11,11 @@ There is no ``doc``, ``resps`` or ``arguments`` (its tracker drops them). The ro
 (older logs), else ``doc_id`` as the position in the family's test split, with the family
 taken from the task name ``vgau_<family>_<protocol>`` in the file name (or ``family=``).
 The protocol comes from the same task name (or ``protocol=``). ``filtered_resps`` is one
-string, or a list of strings when lmms-eval logged repeats: output k becomes run
-``run + k``. A request lmms-eval gave up on (``[LMMS_EVAL_REQUEST_FAILED ...``) is left out
+string, or a list of strings when lmms-eval logged repeats (``-n K`` with our task files,
+whose filter keeps every response): output k becomes run ``run + k``. The run's
+``<date>_results.json`` beside the samples file gives the settings carried into the
+submission header (``lmms_eval_settings``); when it says ``repeats`` > 1 and samples carry
+fewer outputs, a warning names them. A request lmms-eval gave up on (``[LMMS_EVAL_REQUEST_FAILED ...``) is left out
 of the submission and named; scoring then counts that row as missing. For the interactive
 protocols the output is our episode JSON and the answer inside it is taken (anything else
 there counts as no answer, as in the task's own ``process_results``).
@@ -25,7 +28,8 @@ position in one family, the family from the ``task`` column or from the dataset 
 name (or ``protocol=``). Its xlsx writer cuts cells at 32767 characters, so every
 prediction of exactly that length is named in a warning (its final answer may be lost).
 A prediction VLMEvalKit could not obtain (``Failed to obtain answer ...``) is left out and
-named, like lmms-eval's failed requests.
+named, like lmms-eval's failed requests. The run folder's ``status.json`` (VLMEvalKit's
+commit, command line, prediction format) is carried into the header as well.
 
 A file that cannot be mapped to rows without guessing is refused with a message naming
 it. Input is read with bounds: files over ``MAX_FILE_BYTES``, invalid UTF-8, non-JSON
@@ -71,6 +75,8 @@ class Converted:
     records: list[SubmissionRecord] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    """What the harness recorded about the run (for the submission header's ``settings``)."""
 
     def leave_out(self, row_id: str, protocol: str, run: int, reason: str) -> None:
         """Name a row the harness failed to get an answer for (it is not made a record)."""
@@ -79,7 +85,10 @@ class Converted:
     def extend(self, other: Converted) -> None:
         self.records.extend(other.records)
         self.failed.extend(other.failed)
-        self.warnings.extend(other.warnings)
+        self.warnings.extend(w for w in other.warnings if w not in self.warnings)
+        for key, value in other.settings.items():
+            merged = self.settings.setdefault(key, {})
+            merged.update(value)
 
 
 def _read_text(path: Path) -> str:
@@ -202,6 +211,9 @@ def records_from_lmms_eval(
     family = family or task_family
     interactive = _interactive(protocol)
     converted = Converted()
+    task, _, _ = lmms_task(path)
+    expected_repeats = _lmms_run_settings(path, task, protocol, converted)
+    short: list[str] = []
     for number, sample in _lmms_lines(path):
         where = f"{path} line {number}"
         doc = sample.get("doc") if isinstance(sample.get("doc"), Mapping) else {}
@@ -211,7 +223,10 @@ def records_from_lmms_eval(
             if isinstance(target, str) and re.fullmatch(r"[a-z]+-(easy|medium|hard)-\d+", target):
                 raise SubmissionError(f"{where}: id {target!r} is not a row of the dataset {references.source!r}")
             row_id = _position_locator(references, family, where)(sample.get("doc_id"))
-        for k, output in enumerate(_outputs(sample)):
+        outputs = _outputs(sample)
+        if len(outputs) < expected_repeats:
+            short.append(row_id)
+        for k, output in enumerate(outputs):
             episode = read_episode(output) if interactive and isinstance(output, str) else None
             failure = output if isinstance(output, str) and output.startswith(REQUEST_FAILED) else None
             if episode is not None and episode.get("end") == "backend_error":
@@ -222,7 +237,169 @@ def records_from_lmms_eval(
             if interactive and isinstance(output, str):
                 output = str(episode["answer"]) if episode else ""
             converted.records.append(SubmissionRecord(row_id, protocol, run + k, output))
+    if short:
+        converted.warnings.append(
+            f"{path}: its results.json says repeats={expected_repeats} but {len(short)} sample(s) carry fewer "
+            f"responses ({', '.join(short[:5])}{' ...' if len(short) > 5 else ''}): lmms-eval's default filter logs "
+            "the first only (task files older than vgau_data's version-2 tasks); their other runs score as missing"
+        )
     return converted
+
+
+def lmms_results_path(samples_path: str | Path) -> Path | None:
+    """The ``<date>_results.json`` lmms-eval wrote beside ``<date>_samples_<task>.jsonl`` (None if the name has no date).
+
+    Example:
+        >>> lmms_results_path("logs/m/20261201_215544_samples_vgau_maze_direct.jsonl").name
+        '20261201_215544_results.json'
+    """
+    path = Path(samples_path)
+    date, found, _ = path.name.partition("_samples_")
+    return path.with_name(f"{date}_results.json") if found and date else None
+
+
+def _lmms_run_settings(samples: Path, task: str | None, protocol: str, converted: Converted) -> int:
+    """Put what the run's results.json records into ``converted.settings``; return the task's repeats (1 if unknown)."""
+    results_path = lmms_results_path(samples)
+    if results_path is None or not results_path.is_file():
+        converted.warnings.append(
+            f"no lmms-eval results.json beside {samples} ({results_path.name if results_path else '<date>_results.json'}):"
+            " its settings (temperature, max tokens, repeats) are not in the submission header, and repeats are unchecked"
+        )
+        return 1
+    run, tasks = lmms_eval_settings(results_path)
+    converted.settings.setdefault("lmms_eval", {})[results_path.name] = run
+    if task is not None and task in tasks:
+        converted.settings.setdefault("tasks", {})[task] = {"protocol": protocol, **tasks[task]}
+        repeats = tasks[task].get("repeats")
+        return repeats if isinstance(repeats, int) and not isinstance(repeats, bool) and repeats > 0 else 1
+    converted.warnings.append(f"{results_path} has no config for task {task!r}: its settings are not in the header")
+    return 1
+
+
+LMMS_RUN_KEYS: tuple[str, ...] = (
+    "lmms_eval_version", "date", "model_name", "model_source", "system_instruction_sha", "chat_template_sha",
+    "fewshot_as_multiturn", "total_evaluation_time_seconds",
+)
+"""Run-level keys of lmms-eval 0.7.3's results.json carried into a submission (``lmms_eval_version`` is
+"<branch>@<commit>" of the git repository lmms-eval ran in, "unknown@unknown" outside one: not its package version)."""
+LMMS_CONFIG_KEYS: tuple[str, ...] = (
+    "model", "model_args", "model_backend", "batch_size", "device", "limit", "offset", "gen_kwargs",
+    "random_seed", "numpy_seed", "torch_seed", "fewshot_seed",
+)
+LMMS_CLI_KEYS: tuple[str, ...] = ("repeats", "reasoning_tags", "apply_chat_template", "max_tokens", "process_with_media")
+LMMS_TASK_KEYS: tuple[str, ...] = ("output_type", "generation_kwargs", "repeats", "num_fewshot")
+MAX_RESULTS_BYTES = 64 << 20
+_FUNCTION_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_SECRET = re.compile(r"key|token|secret|passw|auth|cred", re.IGNORECASE)
+
+
+def lmms_eval_settings(path: str | Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """``(run settings, {task: task settings})`` from an lmms-eval ``results.json``.
+
+    Task settings: ``generation_kwargs`` (stop strings, temperature, max tokens as the task
+    ran them), ``repeats``, ``output_type``, ``num_fewshot``, ``task_version``
+    (``metadata.version``) and ``config_sha256``, the SHA-256 of the task's whole logged
+    config (function addresses and the local ``dataset_path`` left out, so the same task
+    files hash alike on every machine). Secrets in ``model_args`` (``api_key=...``) are
+    replaced by ``<redacted>``; long or deep values are cut (``_bounded``).
+
+    Raises:
+        SubmissionError: the file is too big, not UTF-8 or not a results.json object.
+    """
+    import hashlib
+
+    path = Path(path)
+    if path.stat().st_size > MAX_RESULTS_BYTES:
+        raise SubmissionError(f"{path}: over {MAX_RESULTS_BYTES} bytes; is this an lmms-eval results.json?")
+    try:
+        results = json.loads(_read_text(path))
+    except (ValueError, RecursionError) as error:
+        raise SubmissionError(f"{path}: not JSON ({str(error)[:120]})") from None
+    if not isinstance(results, dict):
+        raise SubmissionError(f"{path}: not an lmms-eval results.json (expected a JSON object)")
+    configs = results.get("configs") if isinstance(results.get("configs"), dict) else {}
+    config = results.get("config") if isinstance(results.get("config"), dict) else {}
+    cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
+    run = {key: results[key] for key in LMMS_RUN_KEYS if key in results}
+    run.update({key: config[key] for key in LMMS_CONFIG_KEYS if key in config})
+    run.update({f"cli_{key}": cli[key] for key in LMMS_CLI_KEYS if key in cli})
+    if isinstance(run.get("model_args"), str):
+        run["model_args"] = _redact_args(run["model_args"])
+    tasks: dict[str, dict[str, Any]] = {}
+    for task, task_config in list(configs.items())[:1000]:
+        if not isinstance(task_config, dict):
+            continue
+        settings = {key: task_config[key] for key in LMMS_TASK_KEYS if key in task_config}
+        metadata = task_config.get("metadata")
+        if isinstance(metadata, dict) and "version" in metadata:
+            settings["task_version"] = metadata["version"]
+        hashed = {k: v for k, v in task_config.items() if k not in ("dataset_path", "dataset_kwargs")}
+        canonical = _FUNCTION_ADDRESS.sub("", json.dumps(hashed, sort_keys=True, ensure_ascii=True, default=str))
+        settings["config_sha256"] = hashlib.sha256(canonical.encode("ascii")).hexdigest()
+        tasks[str(task)[:200]] = _bounded(settings)
+    return _bounded(run), tasks
+
+
+def _redact_args(text: str) -> str:
+    """``a=1,api_key=sk-x`` -> ``a=1,api_key=<redacted>`` (lmms-eval's comma-separated model_args).
+
+    Example:
+        >>> _redact_args("model_version=m,api_key=sk-123,base_url=http://h/v1")
+        'model_version=m,api_key=<redacted>,base_url=http://h/v1'
+    """
+    parts = []
+    for part in text.split(","):
+        key, equals, _ = part.partition("=")
+        parts.append(f"{key}=<redacted>" if equals and _SECRET.search(key) else part)
+    return ",".join(parts)
+
+
+def _bounded(value: Any, depth: int = 0) -> Any:
+    """A JSON value cut to fit a submission header: strings 1000 chars, 100 items per container, depth 5."""
+    if isinstance(value, str):
+        return value[:1000]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if depth >= 5:
+        return str(value)[:200]
+    if isinstance(value, dict):
+        return {str(k)[:200]: _bounded(v, depth + 1) for k, v in list(value.items())[:100]}
+    if isinstance(value, (list, tuple)):
+        return [_bounded(v, depth + 1) for v in list(value)[:100]]
+    return str(value)[:200]
+
+
+VLMEVAL_STATUS_KEYS: tuple[str, ...] = (
+    "eval_id", "commit", "argv", "api_mode", "world_size", "pred_format", "eval_format", "mode", "model_name",
+)
+"""What VLMEvalKit's run.py records in ``<work_dir>/<model>/<eval_id>/status.json`` (at commit e8e78f05)."""
+
+
+def vlmevalkit_settings(prediction_file: str | Path) -> dict[str, Any] | None:
+    """The run settings in the ``status.json`` beside a VLMEvalKit prediction file (None when there is none).
+
+    Secrets in ``argv`` (the value after ``--api-key``-like flags, or in ``KEY=value`` form) are redacted.
+    """
+    path = Path(prediction_file).with_name("status.json")
+    if not path.is_file():
+        return None
+    if path.stat().st_size > MAX_RESULTS_BYTES:
+        raise SubmissionError(f"{path}: over {MAX_RESULTS_BYTES} bytes; is this VLMEvalKit's status.json?")
+    try:
+        status = json.loads(_read_text(path))
+    except (ValueError, RecursionError) as error:
+        raise SubmissionError(f"{path}: not JSON ({str(error)[:120]})") from None
+    if not isinstance(status, dict):
+        raise SubmissionError(f"{path}: not VLMEvalKit's status.json (expected an object)")
+    settings = {key: status[key] for key in VLMEVAL_STATUS_KEYS if key in status}
+    if isinstance(settings.get("argv"), list):
+        argv = [str(a) for a in settings["argv"]]
+        settings["argv"] = [
+            "<redacted>" if i and _SECRET.search(argv[i - 1]) and argv[i - 1].startswith("-") else _redact_args(a)
+            for i, a in enumerate(argv)
+        ]
+    return _bounded(settings)
 
 
 def read_prediction_table(path: str | Path) -> list[dict[str, Any]]:
@@ -290,6 +467,9 @@ def records_from_vlmevalkit(
     if protocol is None:
         raise SubmissionError(f"{path}: the file name names no protocol (<model>_VGAU_<family>_<protocol>.xlsx); pass --protocol")
     converted = Converted()
+    status = vlmevalkit_settings(path)
+    if status is not None:
+        converted.settings["vlmevalkit"] = {str(path.parent.name): status}
     for number, row in enumerate(rows, start=2):  # line 1 is the column header
         where = f"{path} row {number}"
         row_id = _known_id(row.get("id"), references)
@@ -345,7 +525,7 @@ def convert(
         dataset_source=references.source,
         dataset_revision=references.revision,
         fingerprint=references.fingerprint,
-        settings=dict(settings or {}),
+        settings={**converted.settings, **(settings or {})},
     )
     return Submission(header, tuple(converted.records)), converted
 
