@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from vgau_data.errors import VgauError
-from vgau_data.puzzles.base import DIFFICULTIES, AnswerError
+from vgau_data.puzzles.base import DIFFICULTIES, AnswerError, FamilySpec
 from vgau_data.registry import FAMILIES, get_family
 
 logger = logging.getLogger(__name__)
@@ -107,6 +107,26 @@ def _state(task: str, state_json: str) -> Any:
     return FAMILIES[task].from_json(state_json)
 
 
+def parse_output(family: FamilySpec, output: object) -> tuple[tuple[Any, ...] | None, str | None]:
+    """``(answer, None)`` read from a model's text, or ``(None, reason code)``; never raises.
+
+    Example:
+        >>> from vgau_data.registry import get_family
+        >>> parse_output(get_family("maze"), "")
+        (None, 'no_answer')
+    """
+    if not isinstance(output, str) or not output.strip():
+        return None, "no_answer"
+    try:
+        return family.parse_answer(output), None
+    except AnswerError as error:
+        return None, error.code
+    except (ValueError, TypeError, OverflowError, RecursionError, MemoryError) as error:
+        # A parser bug must not lose the whole scoring run; the fuzz tests hunt these down.
+        logger.warning("%s parser failed on %r: %r", family.name, output[:80], error)
+        return None, "bad_format"
+
+
 def score_answer(output: str | None, reference: str | Mapping[str, Any] | Reference) -> Verdict:
     """Parse ``output`` as the family's answer and replay it on the reference's state.
 
@@ -121,16 +141,9 @@ def score_answer(output: str | None, reference: str | Mapping[str, Any] | Refere
         optimal = feasible and length == ref.optimal_length
         return Verdict(ref.id, ref.task, ref.difficulty, parsed, feasible, optimal, length, error, first)
 
-    if not isinstance(output, str) or not output.strip():
-        return verdict(False, False, 0, "no_answer", None)
-    try:
-        answer = family.parse_answer(output)
-    except AnswerError as error:
-        return verdict(False, False, 0, error.code, None)
-    except (ValueError, TypeError, OverflowError, RecursionError, MemoryError) as error:
-        # A parser bug must not lose the whole scoring run; the fuzz tests hunt these down.
-        logger.warning("%s parser failed on %r: %r", ref.task, output[:80], error)
-        return verdict(False, False, 0, "bad_format", None)
+    answer, error = parse_output(family, output)
+    if answer is None:
+        return verdict(False, False, 0, error, None)
     replayed = family.replay(state, answer)
     return verdict(True, replayed.feasible, replayed.length, replayed.error, replayed.first_invalid_step)
 
