@@ -145,13 +145,34 @@ def test_progress__is_the_share_of_the_optimal_distance_the_legal_prefix_covers(
     for row in reward_rows:
         family = FAMILIES[row["task"]]
         if family.name == "path":
-            continue  # path answers with labels: no walk, see the path test below
+            continue  # path answers with labels, not moves: see the next test
         oracle = family.answer_from_payload(row["solution"])
         n = len(oracle)
         for k in range(n):
             record = score_steps(tuple(oracle[:k]), row["state"], family=row["task"], progress=True)
             assert record.progress == pytest.approx(k / n), (row["id"], k)
             assert not record.feasible and record.error == "not_solved" and record.first_illegal is None
+
+
+def test_progress_of_path_labels__is_the_share_of_the_route_walked_to_the_last_right_label(
+    reward_rows: list[dict[str, Any]]
+) -> None:
+    family = FAMILIES["path"]
+    for row in reward_rows:
+        if row["task"] != "path":
+            continue
+        state = family.from_json(row["state"])
+        letters = family.answer_from_payload(row["solution"])
+        walk = family.oracle_steps(state)
+        reached = [i + 1 for i, step in enumerate(walk) for _ in step.hit_labels]  # moves to each label, in order
+        for k in range(len(letters)):
+            record = score(family.format_answer(letters[:k]), row["state"], progress=True)
+            expected = reached[k - 1] / row["optimal_length"] if k else 0.0
+            assert record.progress == pytest.approx(expected), (row["id"], k)
+        other = next(letter for letter in "ABCDE" if letter not in letters[:2])  # a label, but not the next one
+        wrong = score(family.format_answer((*letters[:1], other)), row["state"], progress=True)
+        covered = 1.0 if len(letters) == 1 else reached[0] / row["optimal_length"]  # all letters named: the whole route
+        assert wrong.first_illegal == 1 and wrong.progress == pytest.approx(covered)
 
 
 def test_the_state_is_parsed_once_per_distinct_json_in_a_bounded_cache(reward_rows: list[dict[str, Any]]) -> None:

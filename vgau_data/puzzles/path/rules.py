@@ -160,20 +160,34 @@ def trajectory(state: PathState, answer: Sequence[Any]) -> list[PathState]:
 def answer_steps(state: PathState, answer: Sequence[Any]) -> tuple[PathStep, ...]:
     """The walk that plays ``answer``: itself when it is a walk; for the on-path letters, the route.
 
+    A strict prefix of the on-path letters is played by the route up to the cell of the
+    last of them (the legal part of an answer, for partial credit).
+
     Raises:
-        ValueError: letters other than the route's (only the true letters have a walk).
+        ValueError: letters that are no prefix of the route's (only those have a walk).
 
     Example:
         >>> from vgau_data.puzzles.path.state import from_ascii
         >>> answer_steps(from_ascii(["SA.T", "##B#"]), ("A",))
         (PathStep(move='right', hit_labels=('A',)), PathStep(move='right', hit_labels=()), PathStep(move='right', hit_labels=()))
+        >>> answer_steps(from_ascii(["SA.BT"]), ("A",))
+        (PathStep(move='right', hit_labels=('A',)),)
     """
     if answer and isinstance(answer[0], PathStep):
         return tuple(answer)
-    walk = _route_walk(state)
-    if tuple(answer) != tuple(letter for step, _ in walk for letter in step.hit_labels):
+    walk = [step for step, _ in _route_walk(state)]
+    letters = tuple(letter for step in walk for letter in step.hit_labels)
+    wanted = tuple(answer)
+    if wanted == letters:
+        return tuple(walk)
+    if letters[: len(wanted)] != wanted:
         raise ValueError(f"path: {answer!r} are not the on-path letters, so no walk plays them")
-    return tuple(step for step, _ in walk)
+    declared = 0
+    for index, step in enumerate(walk):
+        if declared == len(wanted):
+            return tuple(walk[:index])
+        declared += len(step.hit_labels)
+    return tuple(walk)  # unreachable: a strict prefix ends before the last labelled cell
 
 
 def _route_walk(state: PathState) -> list[tuple[PathStep, PathState]]:
