@@ -151,6 +151,52 @@ progress_reward = REWARD_FUNCTIONS["progress"]
 format_reward = REWARD_FUNCTIONS["format"]
 
 
+def make_image_reward(
+    kind: str | None = None, *, purpose: str = "next_state", image_key: str = "drawn_images"
+) -> Callable[..., list[float | None]]:
+    """A TRL reward function for drawings (``vgau_data.rewards.images``), named ``vgau_image_<kind>``.
+
+    GRPOTrainer forwards every extra field a ``rollout_func`` returns to the rewards, so a
+    rollout that draws returns its images under ``image_key`` (one per completion: PIL,
+    PNG bytes, an array or a tensor). For ``next_state`` the step is the one the completion
+    states, in the per-step format (Self-VCoT: the step, then the drawing of the board
+    after it); the row's ``state`` is the board before it. Rows of other tasks get None.
+    """
+    from vgau_data.rewards.images import DEFAULT_KIND, IMAGE_REWARD_KINDS, image_rewards
+
+    chosen = kind or DEFAULT_KIND.get(purpose, "next_state")
+    if chosen not in IMAGE_REWARD_KINDS:
+        raise RewardError(f"unknown image reward kind {chosen!r}; choose from {', '.join(IMAGE_REWARD_KINDS)}")
+
+    def reward_function(
+        prompts: Sequence[object] | None = None,
+        completions: Sequence[object] = (),
+        completion_ids: Sequence[object] | None = None,
+        **columns: Any,
+    ) -> list[float | None]:
+        images = columns.get(image_key)
+        if images is None:
+            raise RewardError(f"no {image_key!r} among the reward's keywords: the rollout must return the drawings there")
+        states, optima = columns.get("state"), columns.get("optimal_length")
+        if states is None:
+            raise RewardError("the dataset has no 'state' column; vgau_data rewards read each row's state JSON from it")
+        rewards: list[float | None] = []
+        for index, completion in enumerate(completions):
+            family = _row_family(index, columns)
+            if family == "" or states[index] is None:
+                rewards.append(None)
+                continue
+            step = completion_text(completion) if purpose == "next_state" else None
+            result = image_rewards(images[index], states[index], purpose=purpose, step=step, kind=chosen,
+                                   family=family, optimal_length=None if optima is None else optima[index])  # fmt: skip
+            rewards.append(result["score"])
+        return rewards
+
+    reward_function.__name__ = reward_function.__qualname__ = f"vgau_image_{chosen}"
+    reward_function.__doc__ = f"TRL reward for drawings: {IMAGE_REWARD_KINDS[chosen].summary}."
+    return reward_function
+
+
 # ---------------------------------------------------------------------------- rows -> instances
 
 

@@ -1,0 +1,140 @@
+"""Rewards for drawn images: a right drawing pays, any wrong cell or wrong step does not, hostile images are refused."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vgau_data.oracle_aids import oracle_aid
+from vgau_data.puzzles.base import Illegal
+from vgau_data.registry import FAMILIES
+from vgau_data.rewards import RewardError
+from vgau_data.rewards.images import IMAGE_REWARD_KINDS, image_rewards, load_drawing, score_drawing
+from vgau_data.seeding import rng_for
+
+
+def _first_step(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    family = FAMILIES[row["task"]]
+    state = family.from_json(row["state"])
+    step = family.oracle_steps(state, family.answer_from_payload(row["solution"]))[0]
+    return family, state, step
+
+
+def test_the_true_board_after_an_optimal_step__pays_next_state_and_move_for_every_row(
+    reward_rows: list[dict[str, Any]]
+) -> None:
+    for row in reward_rows:
+        family, state, step = _first_step(row)
+        board = family.render(family.apply_step(state, step))
+        for drawing in (board, board.resize((board.width * 7 // 10, board.height * 7 // 10))):
+            result = image_rewards(drawing, row["state"], step=family.format_step(step), optimal_length=row["optimal_length"])
+            assert (result["score"], result["next_state"], result["move"], result["cells"]) == (1.0, 1.0, 1.0, 1.0), row["id"]
+
+
+def test_a_wrong_cell_or_the_board_before_the_step__pays_nothing(reward_rows: list[dict[str, Any]]) -> None:
+    for row in reward_rows:
+        family, state, step = _first_step(row)
+        after = family.apply_step(state, step)
+        text = family.format_step(step)
+        perturbed = image_rewards(family.render(family.perturb(after, 1, rng_for(1))), row["state"], step=text)
+        assert perturbed["next_state"] == 0.0 and perturbed["move"] == 1.0, row["id"]  # the move was right, the drawing not
+        cells = len(family.cell_labels(after))
+        assert perturbed["cells"] == pytest.approx(1 - 1 / cells)
+        unchanged = image_rewards(family.render(state), row["state"], step=text)
+        assert unchanged["next_state"] == 0.0 and unchanged["cells"] < 1.0, row["id"]
+        noise = np.random.default_rng(0).integers(0, 256, (*family.geometry.size[::-1], 3), dtype=np.uint8)
+        assert image_rewards(noise, row["state"], step=text)["next_state"] == 0.0
+
+
+def test_an_illegal_unreadable_or_roundabout_step__is_judged_apart_from_the_drawing(
+    reward_rows: list[dict[str, Any]]
+) -> None:
+    row = next(row for row in reward_rows if row["task"] == "maze" and row["optimal_length"] > 2)
+    family, state, step = _first_step(row)
+    others = [d for d in ("up", "down", "left", "right") if d != step]
+    illegal = next(d for d in others if isinstance(family.apply_step(state, d), Illegal))
+    away = next((d for d in others if not isinstance(family.apply_step(state, d), Illegal)), None)
+    record = score_drawing(family.render(state), row["state"], step=family.format_step(illegal))
+    assert (record.step_read, record.step_legal, record.step_optimal) == (True, False, False)
+    assert image_rewards(family.render(state), row["state"], step=family.format_step(illegal))["next_state"] == 0.0
+    assert not score_drawing(family.render(state), row["state"], step="I would go up").step_read
+    if away is not None:  # a legal move that is on no optimal solution: the drawing is right, the move is not
+        result = image_rewards(family.render(family.apply_step(state, away)), row["state"], step=family.format_step(away))
+        assert (result["next_state"], result["move"]) == (1.0, 0.0)
+
+
+def test_aids__pay_when_the_board_is_intact_and_the_annotation_drawn(reward_rows: list[dict[str, Any]]) -> None:
+    for row in reward_rows:
+        if row["difficulty"] != "medium":
+            continue  # one board per family: aids take a render and an annotation each
+        family, state, _ = _first_step(row)
+        aid = oracle_aid(family, state)
+        for drawing in (aid, aid.resize((aid.width * 3 // 4, aid.height * 3 // 4))):
+            result = image_rewards(drawing, row["state"], purpose="aid")
+            assert result["score"] == result["aid"] == 1.0 and result["grid"] >= 0.8, row["id"]
+        bare = image_rewards(family.render(state), row["state"], purpose="aid")
+        assert bare["aid"] == 0.0 and bare["grid"] < 0.2 and bare["cells"] == 1.0  # the board, but no annotation
+        wrong = oracle_aid(family, family.perturb(state, 1, rng_for(2)))
+        assert image_rewards(wrong, row["state"], purpose="aid")["aid"] == 0.0
+
+
+def test_drawings__arrive_in_every_form_trainers_hand_over(reward_rows: list[dict[str, Any]]) -> None:
+    import torch
+
+    family, state, step = _first_step(reward_rows[0])
+    board = family.render(family.apply_step(state, step))
+    buffer = io.BytesIO()
+    board.save(buffer, format="PNG")
+    pixels = np.asarray(board)
+    forms = [board, board.convert("RGBA"), buffer.getvalue(), {"bytes": buffer.getvalue(), "path": None}, pixels,
+             pixels.transpose(2, 0, 1), pixels.transpose(2, 0, 1)[None], pixels / 255.0,
+             torch.from_numpy(pixels.transpose(2, 0, 1).copy())]  # fmt: skip
+    for form in forms:
+        assert image_rewards(form, reward_rows[0]["state"], step=family.format_step(step))["score"] == 1.0, type(form)
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG whose header claims ``width`` x ``height`` pixels (and holds almost nothing)."""
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))  # noqa: E731
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize(
+    ("drawing", "message"),
+    [
+        (_png_header(100_000, 100_000), "pixels"),
+        (b"not an image at all", "not a readable image"),
+        (np.zeros((5, 5), dtype=np.uint8), "shape"),
+        ("a path/to/image.png", "must be an image"),
+    ],
+)
+def test_hostile_drawings__are_refused_with_a_reason(reward_rows: list[dict[str, Any]], drawing: Any, message: str) -> None:
+    with pytest.raises(RewardError, match=message):
+        image_rewards(drawing, reward_rows[0]["state"], step="Next, move one step up.")
+    assert load_drawing(Image.new("L", (4, 4))).mode == "RGB"
+
+
+def test_image_kinds__registry_and_trl_reward(reward_rows: list[dict[str, Any]]) -> None:
+    from vgau_data.rewards.trl import make_image_reward
+
+    assert set(IMAGE_REWARD_KINDS) == {"next_state", "move", "aid", "cells"}
+    row = reward_rows[0]
+    family, state, step = _first_step(row)
+    board = family.render(family.apply_step(state, step))
+    reward = make_image_reward()
+    assert reward.__name__ == "vgau_image_next_state"
+    completions = [[{"role": "assistant", "content": f"I move. {family.format_step(step)}"}]] * 3
+    got = reward(prompts=[[]] * 3, completions=completions, completion_ids=[[1]] * 3, drawn_images=[board, board, board],
+                 state=[row["state"], family.to_json(family.apply_step(state, step)), "x"], task=["maze", "maze", "chess"])
+    assert got[0] == 1.0 and got[2] is None
+    with pytest.raises(RewardError, match="drawn_images"):
+        reward(prompts=[[]], completions=completions[:1], completion_ids=[[1]], state=[row["state"]])
+    with pytest.raises(RewardError, match="purpose must be one of"):
+        image_rewards(board, row["state"], purpose="vr")

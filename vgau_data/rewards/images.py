@@ -1,0 +1,273 @@
+"""Rewards for drawn images: a step image or an aid a policy drew, decoded into a board and checked.
+
+We own the renderer and the cell decoder (``vgau_data.fidelity.cells``), so a drawing can
+be verified exactly: every cell of the image is read back into what it shows and compared
+with the true board. Two drawings are rewarded:
+
+next_state  a Self-VCoT step image: the board after the step the policy took. The
+            ``state`` is the board before it and ``step`` the step, in the family's
+            per-step format. ``next_state`` pays 1 when every cell shows the board the
+            step really leads to (so the step must be legal); ``move``, separately, pays 1
+            when the step is legal and one of the moves of an optimal solution (it brings
+            the goal one move closer).
+aid         a Self-GtA aid: the board with red grid lines and ``(r,c)`` labels. ``aid``
+            pays 1 when the board under the drawing is intact (every cell, with the
+            annotation's pixels masked out) and the annotation is there: at least
+            ``GRID_MIN_SHARE`` of the pixels our own annotation changes look like ours.
+
+``cells`` (the share of cells read right) is partial credit, only when asked for. Image
+rewards are registered in ``IMAGE_REWARD_KINDS``; ``image_rewards`` returns all of them
+(the verl and TRL adapters call it). Needs numpy and Pillow (imported with this module,
+never with the reward core).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from types import MappingProxyType
+from typing import Any, Final
+
+import numpy as np
+from PIL import Image
+
+from vgau_data.fidelity.cells import read_cells
+from vgau_data.oracle_aids import annotate, grid_layer
+from vgau_data.puzzles.base import FamilySpec, Illegal
+from vgau_data.rewards import RewardError, _distance, _optimal_length, _resolve, read_step
+
+PURPOSES: Final[tuple[str, ...]] = ("next_state", "aid")
+GRID_MIN_SHARE: Final = 0.8
+"""Share of the annotation's pixels that must look like ours for an aid to count as annotated."""
+MAX_IMAGE_PIXELS: Final = 4096 * 4096
+"""Largest image decoded (a PNG bomb is refused before its pixels are read)."""
+_VISIBLE: Final = 60
+"""Summed RGB difference at which a pixel of our annotation visibly differs from the bare board."""
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnScore:
+    """How one drawing fared.
+
+    Attributes:
+        family: the puzzle family.
+        purpose: ``next_state`` or ``aid``.
+        cells: share of cells that show the true board (the board after the step, the
+            state itself for an aid; the unchanged board after an illegal step).
+        board_exact: every cell does.
+        step_read: the step was found and read (``next_state`` only; True for aids).
+        step_legal: the step is legal (``next_state`` only).
+        step_optimal: the step is legal and brings the goal one move closer.
+        grid: share of our annotation's pixels that the drawing shows (``aid`` only, else 0).
+    """
+
+    family: str
+    purpose: str
+    cells: float
+    board_exact: bool
+    step_read: bool
+    step_legal: bool
+    step_optimal: bool
+    grid: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def load_drawing(image: Any) -> Image.Image:
+    """An RGB PIL image from what trainers hand over: PIL, PNG/JPEG bytes (or ``{"bytes": ...}``),
+    a uint8 array or tensor in ``(H, W, C)`` or ``(C, H, W)`` (the last of a batch ``(N, C, H, W)``).
+
+    Raises ``RewardError`` for anything else, and for images above ``MAX_IMAGE_PIXELS``.
+    """
+    if isinstance(image, Mapping) and isinstance(image.get("bytes"), (bytes, bytearray)):
+        image = bytes(image["bytes"])
+    if isinstance(image, (bytes, bytearray)):
+        try:
+            opened = Image.open(io.BytesIO(image))
+        except (OSError, ValueError, Image.DecompressionBombError) as error:
+            raise RewardError(f"the drawing is not a readable image: {error}") from None
+        _check_size(opened.size)
+        try:
+            opened.load()
+        except (OSError, ValueError, Image.DecompressionBombError) as error:
+            raise RewardError(f"the drawing is not a readable image: {error}") from None
+        image = opened
+    if isinstance(image, Image.Image):
+        _check_size(image.size)
+        return image if image.mode == "RGB" else image.convert("RGB")
+    if hasattr(image, "detach") and hasattr(image, "cpu"):  # a torch tensor, without importing torch
+        image = image.detach().cpu().numpy()
+    if isinstance(image, np.ndarray):
+        array = image
+        if array.ndim == 4:
+            array = array[-1]
+        if array.ndim == 3 and array.shape[0] in (1, 3, 4) and array.shape[-1] not in (1, 3, 4):
+            array = array.transpose(1, 2, 0)
+        if array.ndim != 3 or array.shape[-1] not in (1, 3, 4):
+            raise RewardError(f"the drawing array has shape {image.shape}; expected (H, W, C) or (C, H, W)")
+        _check_size((array.shape[1], array.shape[0]))
+        if array.dtype != np.uint8:
+            array = np.clip(array * (255.0 if array.dtype.kind == "f" and array.max() <= 1.0 else 1.0), 0, 255)
+        array = np.ascontiguousarray(array.astype(np.uint8))
+        if array.shape[-1] == 1:
+            array = np.repeat(array, 3, axis=-1)
+        return Image.fromarray(array[..., :3], "RGB")
+    raise RewardError(f"the drawing must be an image (PIL, bytes, array or tensor), got {type(image).__name__}")
+
+
+def _check_size(size: tuple[int, int]) -> None:
+    if size[0] < 1 or size[1] < 1 or size[0] * size[1] > MAX_IMAGE_PIXELS:
+        raise RewardError(f"the drawing is {size[0]}x{size[1]} pixels (at most {MAX_IMAGE_PIXELS} pixels)")
+
+
+def score_drawing(
+    image: Any,
+    state: str,
+    *,
+    purpose: str = "next_state",
+    step: object = None,
+    family: str | None = None,
+    optimal_length: int | None = None,
+) -> DrawnScore:
+    """Decode a drawing and check it against the state (see the module doc for the two purposes).
+
+    Args:
+        image: the drawing (anything ``load_drawing`` reads).
+        state: the state JSON before the step (``next_state``) or of the aid's board (``aid``).
+        purpose: ``next_state`` or ``aid``.
+        step: the step the policy took, in the per-step format (``next_state`` only).
+        family: the row's family (found from the state when None).
+        optimal_length: the state's optimum (solved when None and needed).
+    """
+    if purpose not in PURPOSES:
+        raise RewardError(f"purpose must be one of {', '.join(PURPOSES)}, got {purpose!r:.40}")
+    entry = _resolve(state, family, optimal_length)
+    spec, truth = entry.family, entry.state
+    drawing = load_drawing(image)
+    if purpose == "aid":
+        cells, exact = _cells(spec, drawing, truth, "grid")
+        return DrawnScore(spec.name, purpose, cells, exact, True, False, False, _grid_share(spec, drawing, truth))
+    parsed, _ = read_step(spec, step)
+    after = None if parsed is None else spec.apply_step(truth, parsed)
+    legal = after is not None and not isinstance(after, Illegal)
+    shown = after if legal else truth
+    cells, exact = _cells(spec, drawing, shown, "none")
+    optimal_move = False
+    if legal:
+        before = _optimal_length(entry)
+        left = 0 if spec.is_goal(shown) else _distance(spec.name, shown)
+        optimal_move = before is not None and left is not None and left == before - 1
+    return DrawnScore(spec.name, purpose, cells, exact, parsed is not None, legal, optimal_move, 0.0)
+
+
+def _cells(spec: FamilySpec, drawing: Image.Image, state: Any, overlay: str) -> tuple[float, bool]:
+    if spec.cell_labels is None:
+        raise RewardError(f"family {spec.name!r} has no cell decoding, so its drawings cannot be checked")
+    decoded = read_cells(spec, drawing, overlay)  # type: ignore[arg-type]
+    truth = spec.cell_labels(state)
+    matches = sum(a == b for a, b in zip(decoded, truth))
+    return matches / len(truth), matches == len(truth)
+
+
+def _grid_share(spec: FamilySpec, drawing: Image.Image, state: Any) -> float:
+    """Share of the pixels our annotation visibly changes that are nearer our aid than the bare board."""
+    board = spec.render(state)
+    plain = np.asarray(board.convert("RGB"), dtype=np.int16)
+    aid = np.asarray(annotate(spec, board, state), dtype=np.int16)
+    _, coverage = grid_layer(spec, state)
+    if drawing.size != spec.geometry.size:
+        drawing = drawing.resize(spec.geometry.size, Image.Resampling.BILINEAR)
+    drawn = np.asarray(drawing, dtype=np.int16)
+    changed = (np.asarray(coverage) > 127) & (np.abs(aid - plain).sum(axis=2) >= _VISIBLE)
+    if not changed.any():
+        return 0.0
+    nearer = np.abs(drawn - aid).sum(axis=2) < np.abs(drawn - plain).sum(axis=2)
+    return float(nearer[changed].mean())
+
+
+# ---------------------------------------------------------------------------- image reward kinds
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRewardKind:
+    """One way to turn a ``DrawnScore`` into a reward, for drawings made for ``purpose``."""
+
+    name: str
+    function: Callable[[DrawnScore], float]
+    purpose: str
+    summary: str
+
+    def __call__(self, record: DrawnScore) -> float:
+        return self.function(record)
+
+
+_KINDS: dict[str, ImageRewardKind] = {}
+IMAGE_REWARD_KINDS: Mapping[str, ImageRewardKind] = MappingProxyType(_KINDS)
+"""Every image reward kind by name (``image_reward_kind`` registers one)."""
+DEFAULT_KIND: Final = {"next_state": "next_state", "aid": "aid"}
+"""The kind ``image_rewards`` scores by when none is chosen."""
+
+
+def image_reward_kind(name: str, purpose: str, summary: str) -> Callable[[Callable[[DrawnScore], float]], ImageRewardKind]:
+    """Decorator: register ``function(drawn_score) -> float`` as the image reward kind ``name``."""
+
+    def register(function: Callable[[DrawnScore], float]) -> ImageRewardKind:
+        if name in _KINDS:
+            raise ValueError(f"image reward kind {name!r} is already registered")
+        _KINDS[name] = ImageRewardKind(name, function, purpose, summary)
+        return _KINDS[name]
+
+    return register
+
+
+@image_reward_kind("next_state", "next_state", "1 when the drawing shows exactly the board the (legal) step leads to")
+def next_state(record: DrawnScore) -> float:
+    return 1.0 if record.step_legal and record.board_exact else 0.0
+
+
+@image_reward_kind("move", "next_state", "1 when the step is legal and on an optimal solution")
+def move(record: DrawnScore) -> float:
+    return 1.0 if record.step_optimal else 0.0
+
+
+@image_reward_kind("aid", "aid", "1 when the board under the annotation is intact and the annotation is drawn")
+def aid(record: DrawnScore) -> float:
+    return 1.0 if record.board_exact and record.grid >= GRID_MIN_SHARE else 0.0
+
+
+@image_reward_kind("cells", "any", "share of cells that show the true board (partial credit)")
+def cells(record: DrawnScore) -> float:
+    return record.cells
+
+
+def image_rewards(
+    image: Any,
+    state: str,
+    *,
+    purpose: str = "next_state",
+    step: object = None,
+    kind: str | None = None,
+    family: str | None = None,
+    optimal_length: int | None = None,
+) -> dict[str, float]:
+    """``score`` (the ``kind`` reward; by default the purpose's own) and every image reward kind, as floats.
+
+    Example:
+        >>> from vgau_data.registry import get_family
+        >>> maze = get_family("maze")
+        >>> state = maze.palette_states()[0]
+        >>> step = maze.oracle_steps(state)[0]
+        >>> board = maze.render(maze.apply_step(state, step))
+        >>> image_rewards(board, maze.to_json(state), step=maze.format_step(step))["score"]
+        1.0
+    """
+    chosen = kind or DEFAULT_KIND.get(purpose, "next_state")
+    if chosen not in _KINDS:
+        raise RewardError(f"unknown image reward kind {chosen!r:.40}; choose from {', '.join(_KINDS)}")
+    record = score_drawing(image, state, purpose=purpose, step=step, family=family, optimal_length=optimal_length)
+    result = {"score": _KINDS[chosen](record)}
+    result.update({name: reward(record) for name, reward in _KINDS.items()})
+    result["grid"] = record.grid
+    return result
