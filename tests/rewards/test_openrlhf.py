@@ -25,6 +25,15 @@ def test_recorded_calls__score_as_openrlhf_kept_them(calls: Callable[[str], Any]
     assert recorded["url"]["kept"] == recorded["file"]["kept"] and recorded["url"]["served"] == 2
 
 
+def test_a_vlm_query_as_openrlhf_builds_it__is_cut_after_the_prompt(calls: Callable[[str], Any]) -> None:
+    """Our TRL dataset written to Parquet, read by OpenRLHF's PromptDataset, tokenised by its VLM path."""
+    vlm = calls(OPENRLHF)["vlm"]
+    assert vlm["images"] == ["PngImageFile"] and vlm["prompt"].count("<|image_pad|>") == 1
+    assert vlm["query"].count("<|image_pad|>") > 1 and not vlm["query"].startswith(vlm["prompt"])
+    assert response_text(vlm["query"], vlm["prompt"]) == '<ANSWER_JSON>["left"]</ANSWER_JSON><|im_end|>'
+    assert reward_payload([vlm["query"]], [vlm["prompt"]], [vlm["label"]])["rewards"] == [1.0]
+
+
 def test_oracle_answer_of_every_row__pays_1_and_the_prompt_is_never_read_as_the_answer(
     reward_rows: list[dict[str, Any]]
 ) -> None:

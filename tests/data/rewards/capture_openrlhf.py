@@ -8,13 +8,17 @@ templated prompt, generate, decode prompt + response with special tokens kept, f
 reward) with a stand-in engine that answers a fixed text, once with
 ``--reward.remote_url`` set to ``vgau_data/rewards/openrlhf.py`` and once to a
 ``vgau-data serve-reward`` server on loopback, and records what our reward received and
-what OpenRLHF kept.
+what OpenRLHF kept. With ``--vlm RL_ROWS.parquet MODEL_DIR`` (``conversational_dataset(...)
+.to_parquet(...)`` and a tiny VLM folder; needs a transformers that reads its processor) it
+also loads the rows with OpenRLHF's ``blending_datasets`` and ``PromptDataset`` and builds
+the query as its VLM path does (``process_prompt_with_images``: image tokens expand).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -91,9 +95,31 @@ def main() -> None:
     finally:
         server.shutdown()
         server.server_close()
+    if len(sys.argv) == 4 and sys.argv[1] == "--vlm":
+        record["vlm"] = _vlm_query(sys.argv[2], sys.argv[3])
     out = Path(__file__).with_name(f"openrlhf_{record['openrlhf']}.json")
     out.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {out}")
+
+
+def _vlm_query(rows: str, model_dir: str) -> dict[str, Any]:
+    """The first row through OpenRLHF's dataset and VLM tokenisation, and the query it decodes."""
+    from openrlhf.datasets.prompts_dataset import PromptDataset
+    from openrlhf.datasets.utils import blending_datasets
+    from openrlhf.utils.vlm_utils import process_prompt_with_images
+
+    from vgau_data.runners.backends.hf import load_processor
+
+    processor, _ = load_processor(Path(model_dir))
+    data_args = SimpleNamespace(input_key="prompt", label_key="state", apply_chat_template=True, image_key="images")
+    strategy = SimpleNamespace(args=SimpleNamespace(data=data_args, use_ms=False), print=lambda *a: None,
+                               is_rank_0=lambda: False)  # fmt: skip
+    dataset = PromptDataset(blending_datasets(rows, None, strategy), processor, strategy)
+    _, prompt, label, images = dataset[0]
+    ids, _, pil = process_prompt_with_images(processor, prompt, images)
+    answer = processor.tokenizer('<ANSWER_JSON>["left"]</ANSWER_JSON><|im_end|>', add_special_tokens=False)["input_ids"]
+    return {"prompt": prompt, "label": label, "images": [type(image).__name__ for image in images],
+            "query": processor.tokenizer.decode(ids + answer, skip_special_tokens=False)}
 
 
 if __name__ == "__main__":
