@@ -149,9 +149,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         try:
+            payload = self._read_json()  # read first (bounded), so a refusal is not lost to a reset
             if self.path.split("?")[0] not in PATHS:
                 raise _Refusal(404, f"no such path; POST to {' or '.join(PATHS)}")
-            payload = self._read_json()
             result = self._score(payload)
         except _Refusal as refusal:
             self._send(refusal.status, {"error": str(refusal)})
