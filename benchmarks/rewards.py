@@ -29,33 +29,19 @@ import http.client
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-MIN_SECONDS = 0.5
+from score import rate  # benchmarks/score.py, beside this script
+
 TARGET_COLD = 20_000
 PROMPT = "<|im_start|>user\nSolve the puzzle.<|im_end|>\n<|im_start|>assistant\n"
-
-
-def rate(fn: Callable[[], int], *, repeats: int = 5) -> tuple[float, float]:
-    """Best and median answers/s of ``fn`` (which scores and returns a count) over ``repeats``."""
-    rates = []
-    for _ in range(repeats):
-        count, start = 0, time.perf_counter()
-        while True:
-            count += fn()
-            elapsed = time.perf_counter() - start
-            if elapsed >= MIN_SECONDS / repeats:
-                break
-        rates.append(count / elapsed)
-    return max(rates), statistics.median(rates)
 
 
 def load_pairs(dataset: str, kind: str) -> list[tuple[str, str, str, int]]:

@@ -11,7 +11,7 @@ import json
 import logging
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -115,15 +115,20 @@ def parse_output(family: FamilySpec, output: object) -> tuple[tuple[Any, ...] | 
         >>> parse_output(get_family("maze"), "")
         (None, 'no_answer')
     """
-    if not isinstance(output, str) or not output.strip():
+    return read_with(family.parse_answer, output, family.name)
+
+
+def read_with(parser: Callable[[str], Any], text: object, family: str) -> tuple[Any, str | None]:
+    """``(parser(text), None)``, or ``(None, reason code)`` for no text, an ``AnswerError`` or a parser bug."""
+    if not isinstance(text, str) or not text.strip():
         return None, "no_answer"
     try:
-        return family.parse_answer(output), None
+        return parser(text), None
     except AnswerError as error:
         return None, error.code
     except (ValueError, TypeError, OverflowError, RecursionError, MemoryError) as error:
         # A parser bug must not lose the whole scoring run; the fuzz tests hunt these down.
-        logger.warning("%s parser failed on %r: %r", family.name, output[:80], error)
+        logger.warning("%s parser failed on %r: %r", family, text[:80], error)
         return None, "bad_format"
 
 

@@ -43,8 +43,8 @@ from types import MappingProxyType
 from typing import Any
 
 from vgau_data.errors import StateError, UnknownFamilyError, VgauError
-from vgau_data.metrics.scoring import parse_output
-from vgau_data.puzzles.base import AnswerError, FamilySpec, Illegal
+from vgau_data.metrics.scoring import parse_output, read_with
+from vgau_data.puzzles.base import FamilySpec, Illegal
 from vgau_data.registry import FAMILIES
 
 DATA_SOURCE_PREFIX = "vgau/"
@@ -201,14 +201,7 @@ def _optimal_length(entry: _Entry) -> int | None:
 
 def read_step(family: FamilySpec, text: object) -> tuple[Any, str | None]:
     """``(step, None)`` for one interactive step in the family's per-step format, else ``(None, reason code)``."""
-    if not isinstance(text, str) or not text.strip():
-        return None, "no_answer"
-    try:
-        return family.parse_step(text), None
-    except AnswerError as error:
-        return None, error.code
-    except (ValueError, TypeError, OverflowError, RecursionError):  # a parser bug: the step is unreadable
-        return None, "bad_format"
+    return read_with(family.parse_step, text, family.name)
 
 
 def score(
