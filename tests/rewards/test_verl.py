@@ -89,18 +89,25 @@ def test_a_foreign_data_source__is_refused_naming_ours(reward_rows: list[dict[st
         compute_score(source, "up", reward_rows[0]["state"])  # type: ignore[arg-type]
 
 
-def test_image_score__is_the_visual_managers_signature(reward_rows: list[dict[str, Any]]) -> None:
+def test_image_score__takes_what_verl_omnis_visual_manager_passes(
+    calls: Callable[[str], Any], reward_rows: list[dict[str, Any]]
+) -> None:
+    import numpy as np
+
     from vgau_data.rewards.verl import compute_image_score
 
-    import numpy as np
+    recorded = calls("verl_omni_visual.json")
     row = next(row for row in reward_rows if row["task"] == "maze")
     family = FAMILIES["maze"]
     state = family.from_json(row["state"])
     step = family.oracle_steps(state)[0]
     pixels = np.asarray(family.render(family.apply_step(state, step))).transpose(2, 0, 1)  # uint8 (C, H, W)
-    result = compute_image_score(data_source="vgau/maze", solution_image=pixels, ground_truth=row["state"],
-                                 extra_info={"purpose": "next_state", "step": family.format_step(step)})  # fmt: skip
+    values = {"data_source": "vgau/maze", "solution_image": pixels, "ground_truth": row["state"],
+              "extra_info": {"purpose": "next_state", "step": family.format_step(step), "num_turns": None,
+                             "rollout_reward_scores": {}}}  # fmt: skip
+    result = compute_image_score(**{key: values[key] for key in recorded["keywords"]})
     assert result["score"] == result["next_state"] == result["move"] == 1.0
+    assert set(result) == {"score", "next_state", "move", "aid", "cells", "grid"}
 
 
 # ---------------------------------------------------------------------------- multi-turn
