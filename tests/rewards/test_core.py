@@ -65,7 +65,7 @@ def test_no_answer_or_garbage__pays_nothing_and_says_why(reward_rows: list[dict[
 @given(st.text(max_size=400))
 def test_any_text__never_raises(text: str) -> None:
     for family in FAMILIES.values():
-        state = family.to_json(family.palette_states()[0])
+        state = family.to_json(family.fidelity.palette_states()[0])
         for kind in KINDS:
             assert 0.0 <= reward(text, state, kind) <= 1.0
 

@@ -42,9 +42,9 @@ def test_a_wrong_cell_or_the_board_before_the_step__pays_nothing(reward_rows: li
         family, state, step = _first_step(row)
         after = family.apply_step(state, step)
         text = family.format_step(step)
-        perturbed = image_rewards(family.render(family.perturb(after, 1, rng_for(1))), row["state"], step=text)
+        perturbed = image_rewards(family.render(family.fidelity.perturb(after, 1, rng_for(1))), row["state"], step=text)
         assert perturbed["next_state"] == 0.0 and perturbed["move"] == 1.0, row["id"]  # the move was right, the drawing not
-        cells = len(family.cell_labels(after))
+        cells = len(family.fidelity.cell_labels(after))
         assert perturbed["cells"] == pytest.approx(1 - 1 / cells)
         unchanged = image_rewards(family.render(state), row["state"], step=text)
         assert unchanged["next_state"] == 0.0 and unchanged["cells"] < 1.0, row["id"]
@@ -80,7 +80,7 @@ def test_aids__pay_when_the_board_is_intact_and_the_annotation_drawn(reward_rows
             assert result["score"] == result["aid"] == 1.0 and result["grid"] >= 0.8, row["id"]
         bare = image_rewards(family.render(state), row["state"], purpose="aid")
         assert bare["aid"] == 0.0 and bare["grid"] < 0.2 and bare["cells"] == 1.0  # the board, but no annotation
-        wrong = oracle_aid(family, family.perturb(state, 1, rng_for(2)))
+        wrong = oracle_aid(family, family.fidelity.perturb(state, 1, rng_for(2)))
         assert image_rewards(wrong, row["state"], purpose="aid")["aid"] == 0.0
 
 

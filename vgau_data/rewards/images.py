@@ -163,10 +163,10 @@ def score_drawing(
 
 
 def _cells(spec: FamilySpec, drawing: Image.Image, state: Any, overlay: str) -> tuple[float, bool]:
-    if spec.cell_labels is None:
+    if spec.fidelity is None:
         raise RewardError(f"family {spec.name!r} has no cell decoding, so its drawings cannot be checked")
     decoded = read_cells(spec, drawing, overlay)  # type: ignore[arg-type]
-    truth = spec.cell_labels(state)
+    truth = spec.fidelity.cell_labels(state)
     matches = sum(a == b for a, b in zip(decoded, truth))
     return matches / len(truth), matches == len(truth)
 
@@ -257,7 +257,7 @@ def image_rewards(
     Example:
         >>> from vgau_data.registry import get_family
         >>> maze = get_family("maze")
-        >>> state = maze.palette_states()[0]
+        >>> state = maze.fidelity.palette_states()[0]
         >>> step = maze.oracle_steps(state)[0]
         >>> board = maze.render(maze.apply_step(state, step))
         >>> image_rewards(board, maze.to_json(state), step=maze.format_step(step))["score"]
