@@ -11,13 +11,39 @@ from vgau_data.puzzles.onet.state import SIZE, OnetState, Step
 _BITS: Final = tuple(1 << i for i in range(SIZE * SIZE))
 
 
-def _span(r0: int, c0: int, r1: int, c1: int) -> int:
-    """Bit mask of the straight segment between two cells of one row or column (inclusive)."""
+def _cells_mask(top: int, bottom: int, left: int, right: int) -> int:
     mask = 0
-    for r in range(min(r0, r1), max(r0, r1) + 1):
-        for c in range(min(c0, c1), max(c0, c1) + 1):
+    for r in range(top, bottom + 1):
+        for c in range(left, right + 1):
             mask |= _BITS[r * SIZE + c]
     return mask
+
+
+_ROW_SEGMENTS: Final = tuple(
+    tuple(tuple(_cells_mask(r, r, a, b) for b in range(SIZE)) for a in range(SIZE)) for r in range(SIZE)
+)
+"""``_ROW_SEGMENTS[r][a][b]``: cells ``a..b`` (a <= b) of row ``r``."""
+_COLUMN_SEGMENTS: Final = tuple(
+    tuple(tuple(_cells_mask(a, b, c, c) for b in range(SIZE)) for a in range(SIZE)) for c in range(SIZE)
+)
+"""``_COLUMN_SEGMENTS[c][a][b]``: cells ``a..b`` (a <= b) of column ``c``."""
+
+
+def _span(r0: int, c0: int, r1: int, c1: int) -> int:
+    """Bit mask of the straight segment between two cells of one row or column (inclusive).
+
+    Looked up (routes are built from thousands of segments, so scoring a board never seen
+    before costs microseconds); any other pair of corners spans their rectangle.
+
+    Example:
+        >>> _span(0, 2, 0, 0) == 0b111 and _span(1, 4, 0, 4) == (1 << 4) | (1 << 10)
+        True
+    """
+    if r0 == r1:
+        return _ROW_SEGMENTS[r0][min(c0, c1)][max(c0, c1)]
+    if c0 == c1:
+        return _COLUMN_SEGMENTS[c0][min(r0, r1)][max(r0, r1)]
+    return _cells_mask(min(r0, r1), max(r0, r1), min(c0, c1), max(c0, c1))
 
 
 def _routes(i: int, j: int) -> tuple[int, ...]:
@@ -32,7 +58,7 @@ def _routes(i: int, j: int) -> tuple[int, ...]:
     for k in range(SIZE):
         masks.add(_span(ar, ac, k, ac) | _span(k, ac, k, bc) | _span(k, bc, br, bc))
         masks.add(_span(ar, ac, ar, k) | _span(ar, k, br, k) | _span(br, k, br, bc))
-    return tuple(sorted(masks, key=lambda m: (bin(m).count("1"), m)))
+    return tuple(sorted(masks, key=lambda m: (m.bit_count(), m)))
 
 
 _ROUTE_TABLE: Final[list[tuple[int, ...] | None]] = [None] * (SIZE * SIZE) ** 2

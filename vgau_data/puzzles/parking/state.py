@@ -106,34 +106,39 @@ def from_json(text: str) -> ParkingState:
     if not isinstance(raw, list):
         raise StateError("parking 'vehicles' must be a list of objects")
     vehicles = []
-    fields = {"id", "row", "col", "length", "orientation"}
     for item in raw:
-        if not isinstance(item, dict) or set(item) != fields:
+        if not isinstance(item, dict) or item.keys() != _VEHICLE_KEYS:
             raise StateError(
-                f"parking vehicle must be an object with exactly the keys {sorted(fields)}, got {item!r:.80}"
+                f"parking vehicle must be an object with exactly the keys {sorted(_VEHICLE_KEYS)}, got {item!r:.80}"
             )
-        vid, orientation = item["id"], item["orientation"]
+        vid, orientation, row, col, length = item["id"], item["orientation"], item["row"], item["col"], item["length"]
         if not isinstance(vid, str):
             raise StateError(f"parking vehicle id must be a string, got {vid!r:.40}")
         if orientation not in ("h", "v"):
             raise StateError(f"parking vehicle {vid!r:.10} orientation must be 'h' or 'v', got {orientation!r:.20}")
-        vehicles.append(
-            Vehicle(
-                vid,
-                _int(item["row"], "vehicle row"),
-                _int(item["col"], "vehicle col"),
-                _int(item["length"], "vehicle length"),
-                orientation,
-            )
-        )
-    return _checked(ParkingState(exit_row, tuple(sorted(vehicles, key=lambda v: v.id))))
+        if type(row) is not int or type(col) is not int or type(length) is not int:  # the common case, fast
+            row, col, length = _int(row, "vehicle row"), _int(col, "vehicle col"), _int(length, "vehicle length")
+        vehicles.append(Vehicle(vid, row, col, length, orientation))
+    vehicles.sort(key=_vehicle_id)
+    return _checked(ParkingState(exit_row, tuple(vehicles)))
+
+
+_VEHICLE_KEYS: Final = frozenset({"id", "row", "col", "length", "orientation"})
+_RUNS: Final = tuple((1 << n) - 1 for n in range(4))
+"""``_RUNS[n]``: the bits of ``n`` cells side by side in a row, from bit 0."""
+_COLUMNS: Final = tuple(sum(1 << (SIZE * k) for k in range(n)) for n in range(4))
+"""``_COLUMNS[n]``: the bits of ``n`` cells one above the other, from bit 0."""
+
+
+def _vehicle_id(vehicle: Vehicle) -> str:
+    return vehicle.id
 
 
 def _checked(state: ParkingState) -> ParkingState:
     """Validate the board: ids, lengths, bounds, overlaps and the red car."""
     if not 0 <= state.exit_row < SIZE:
         raise StateError(f"parking exit_row must be 0-{SIZE - 1}, got {state.exit_row}")
-    taken: dict[tuple[int, int], str] = {}
+    occupied = 0  # one bit per cell: every state is parsed before it is scored, so this loop is hot
     seen: set[str] = set()
     for v in state.vehicles:
         if len(v.id) != 1 or not ("A" <= v.id <= "Z"):
@@ -143,18 +148,33 @@ def _checked(state: ParkingState) -> ParkingState:
         seen.add(v.id)
         if v.length not in (2, 3):
             raise StateError(f"parking vehicle {v.id} has length {v.length}; lengths are 2 or 3")
-        for r, c in v.cells:
-            if not (0 <= r < SIZE and 0 <= c < SIZE):
-                raise StateError(f"parking vehicle {v.id} covers {[r, c]}, outside the {SIZE}x{SIZE} board")
-            if (r, c) in taken:
-                raise StateError(f"parking vehicles {taken[(r, c)]} and {v.id} overlap at {[r, c]}")
-            taken[(r, c)] = v.id
+        horizontal = v.orientation == "h"
+        last_row, last_col = (v.row, v.col + v.length - 1) if horizontal else (v.row + v.length - 1, v.col)
+        if not (0 <= v.row < SIZE and 0 <= v.col < SIZE and last_row < SIZE and last_col < SIZE):
+            r, c = next((r, c) for r, c in v.cells if not (0 <= r < SIZE and 0 <= c < SIZE))
+            raise StateError(f"parking vehicle {v.id} covers {[r, c]}, outside the {SIZE}x{SIZE} board")
+        cells = (_RUNS[v.length] if horizontal else _COLUMNS[v.length]) << (v.row * SIZE + v.col)
+        if occupied & cells:
+            _raise_overlap(state, v)
+        occupied |= cells
     red = [v for v in state.vehicles if v.id == RED]
     if not red:
         raise StateError("parking state has no red car 'R'")
     if red[0].orientation != "h" or red[0].row != state.exit_row:
         raise StateError(f"parking red car must be horizontal on the exit row {state.exit_row}")
     return state
+
+
+def _raise_overlap(state: ParkingState, vehicle: Vehicle) -> None:
+    """Name the first cell ``vehicle`` shares with a vehicle before it (the error path of ``_checked``)."""
+    taken: dict[tuple[int, int], str] = {}
+    for v in state.vehicles:
+        for cell in v.cells:
+            if cell in taken and v is vehicle:
+                raise StateError(f"parking vehicles {taken[cell]} and {v.id} overlap at {list(cell)}")
+            taken.setdefault(cell, v.id)
+        if v is vehicle:
+            break
 
 
 def from_ascii(rows: Sequence[str] | str) -> ParkingState:

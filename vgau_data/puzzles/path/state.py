@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
 from vgau_data.errors import StateError
@@ -131,8 +133,10 @@ def _checked(state: PathState) -> PathState:
     return state
 
 
-def _reachable(grid: tuple[str, ...], source: Cell) -> dict[Cell, Cell | None]:
-    """BFS parents of every road cell reachable from ``source``."""
+@functools.lru_cache(maxsize=4096)
+def _reachable(grid: tuple[str, ...], source: Cell) -> Mapping[Cell, Cell | None]:
+    """BFS parents of every road cell reachable from ``source`` (read-only: cached, since parsing
+    a state and finding its route both walk the road from the start)."""
     rows, cols = len(grid), len(grid[0])
     parent: dict[Cell, Cell | None] = {source: None}
     queue = deque([source])
@@ -143,7 +147,7 @@ def _reachable(grid: tuple[str, ...], source: Cell) -> dict[Cell, Cell | None]:
             if 0 <= nr < rows and 0 <= nc < cols and grid[nr][nc] == ROAD and (nr, nc) not in parent:
                 parent[(nr, nc)] = (r, c)
                 queue.append((nr, nc))
-    return parent
+    return MappingProxyType(parent)
 
 
 def to_ascii(state: PathState) -> list[str]:
