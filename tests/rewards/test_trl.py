@@ -106,7 +106,8 @@ def test_conversational_dataset__holds_each_protocols_prompt_with_image_placehol
     maze = FAMILIES["maze"]
     for protocol, images in (("text_cot", 1), ("direct", 1), ("oracle_gta", 2)):
         rows = conversational_dataset(str(maze_dataset), protocol=protocol)
-        assert set(rows.column_names) == {"prompt", "images", "id", "task", "difficulty", "optimal_length", "state"}
+        assert set(rows.column_names) == {"prompt", "images", "id", "task", "difficulty", "optimal_length", "state",
+                                          "reference"}  # fmt: skip
         assert len(rows) == 2 and rows[0]["id"] == first.id and rows[0]["state"] == first.state
         (message,) = rows[0]["prompt"]
         parts = message["content"]

@@ -10,10 +10,10 @@ EPILOG = """examples:
   vgau-data serve-reward --port 5000
   vgau-data serve-reward --port 5000 --kind progress
   # then: python -m openrlhf.cli.train_ppo_ray ... --reward.remote_url http://127.0.0.1:5000/get_reward \\
-  #         --data.label_key state
+  #         --data.label_key reference
 
 POST {"query": [...], "prompts": [...], "labels": [...]} (OpenRLHF's payload: prompt + response
-texts, prompts, and each row's state JSON as its label) -> {"rewards", "scores", "extra_logs"}.
+texts, prompts, and each row's reference JSON, or its state JSON, as its label) -> {"rewards", "scores", "extra_logs"}.
 GET /health says the kind served. The server binds 127.0.0.1 unless --host says otherwise; a
 request past a limit is refused (413, 411, 503) or cut off (--timeout), never left to grow.
 """

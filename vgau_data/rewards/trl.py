@@ -264,7 +264,9 @@ def conversational_dataset(
     Returns:
         A ``datasets.Dataset`` with ``prompt`` (``[{"role": "user", "content": [{"type":
         "image"}, ..., {"type": "text", "text": ...}]}]``), ``images`` (single-turn only),
-        and ``id``, ``task``, ``difficulty``, ``optimal_length``, ``state``.
+        and ``id``, ``task``, ``difficulty``, ``optimal_length``, ``state`` and
+        ``reference`` (the SPEC §6 reference JSON: the state with its family and optimum, a
+        label OpenRLHF can pass whole).
     """
     try:
         import datasets
@@ -276,7 +278,7 @@ def conversational_dataset(
     instances = _instances(source, families, difficulties, limit)
     interactive = protocol in INTERACTIVE_PROTOCOLS
     columns: dict[str, list[Any]] = {name: [] for name in ("prompt", "images", "id", "task", "difficulty",
-                                                            "optimal_length", "state")}  # fmt: skip
+                                                            "optimal_length", "state", "reference")}  # fmt: skip
     for instance in instances:
         if interactive:
             columns["prompt"].append([{"role": "user", "content": [{"type": "text", "text": TOOL_NOTE}]}])
@@ -286,6 +288,7 @@ def conversational_dataset(
             columns["images"].append(images)
         for name in ("id", "task", "difficulty", "optimal_length", "state"):
             columns[name].append(getattr(instance, name))
+        columns["reference"].append(instance.reference)
     features = {
         "prompt": datasets.List({"role": datasets.Value("string"), "content": datasets.List(
             {"type": datasets.Value("string"), "text": datasets.Value("string")})}),
@@ -295,6 +298,7 @@ def conversational_dataset(
         "difficulty": datasets.Value("string"),
         "optimal_length": datasets.Value("int32"),
         "state": datasets.Value("string"),
+        "reference": datasets.Value("string"),
     }  # fmt: skip
     if interactive:
         del columns["images"], features["images"]

@@ -111,7 +111,7 @@ def _vlm_query(rows: str, model_dir: str) -> dict[str, Any]:
     from vgau_data.runners.backends.hf import load_processor
 
     processor, _ = load_processor(Path(model_dir))
-    data_args = SimpleNamespace(input_key="prompt", label_key="state", apply_chat_template=True, image_key="images")
+    data_args = SimpleNamespace(input_key="prompt", label_key="reference", apply_chat_template=True, image_key="images")
     strategy = SimpleNamespace(args=SimpleNamespace(data=data_args, use_ms=False), print=lambda *a: None,
                                is_rank_0=lambda: False)  # fmt: skip
     dataset = PromptDataset(blending_datasets(rows, None, strategy), processor, strategy)
