@@ -12,10 +12,11 @@ from vgau_data.puzzles.path.state import PathState, PathStep
 def solve(state: PathState) -> Solution | None:
     """The on-path letters and the path's moves (BFS over the road), None if unreachable.
 
-    For a mid-episode state (the marker away from the start, or letters declared): the
-    letters still to declare and the moves from the marker to the destination (declarations
-    go with any move, so only the walk counts; at the destination with letters missing, two
-    moves: out and back). None when the declarations already went wrong.
+    For a mid-episode state (the marker away from the start, or letters declared) the
+    letters are still all the on-path ones, and the moves are those left from the marker to
+    the destination (declarations go with any move, so only the walk counts; at the
+    destination with letters missing, two moves: out and back). None when the
+    declarations already went wrong.
 
     Example:
         >>> from vgau_data.puzzles.path.rules import apply_step
@@ -23,7 +24,7 @@ def solve(state: PathState) -> Solution | None:
         >>> solve(from_ascii(["SA.T", "##B#"]))
         Solution(answer=('A',), optimal_length=3)
         >>> solve(apply_step(from_ascii(["SA.T", "##B#"]), PathStep("right", ("A",))))
-        Solution(answer=(), optimal_length=2)
+        Solution(answer=('A',), optimal_length=2)
     """
     truth = _truth(state.grid, state.start, state.end, state.labels)
     if truth is None:
@@ -36,9 +37,8 @@ def solve(state: PathState) -> Solution | None:
     route = _route(state.grid, _here(state), state.end)
     if route is None:
         return None
-    left = letters[len(state.declared) :]
     distance = len(route) - 1
-    return Solution(left, 2 if distance == 0 and left else distance)
+    return Solution(letters, 2 if distance == 0 and len(state.declared) < len(letters) else distance)
 
 
 def random_answer(state: PathState, rng: np.random.Generator) -> tuple[str, ...]:
