@@ -1,6 +1,6 @@
-"""The contract every registered family honours (SPEC §1-§4), run once per registered family.
+"""The contract every registered family honours (docs/contract/), run once per registered family.
 
-``check_family`` holds the generic checks; this file adds what it cannot know: the SPEC's
+``check_family`` holds the generic checks; this file adds what it cannot know: the contract's
 bucket table, the oracle aid's look and each question's answer format.
 """
 

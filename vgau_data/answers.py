@@ -22,7 +22,7 @@ under a million characters), it bounds the time and memory one answer can cost."
 MAX_PAYLOAD_CHARS = 200_000
 """Longest tagged payload read; the longest honest answer is a few kilobytes."""
 MAX_DEPTH = 16
-"""Deepest nesting accepted; every SPEC format nests at most 4 levels."""
+"""Deepest nesting accepted; every answer format nests at most 4 levels."""
 MAX_NUMBER_CHARS = 24
 
 STEP_TAG = "STEP_JSON"

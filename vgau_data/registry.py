@@ -1,4 +1,4 @@
-"""The one registry of puzzle families, in SPEC order: one line per family package."""
+"""The one registry of puzzle families, in table order: one line per family package."""
 
 from __future__ import annotations
 

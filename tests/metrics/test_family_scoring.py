@@ -36,7 +36,7 @@ def steps_of(row: DatasetRow) -> list[Step]:
 
 
 def text_of(family: str, steps: list[Step], *, dumps: Callable[[Any], str] = json.dumps) -> str:
-    """SPEC §3 answer text for a payload list."""
+    """Answer text (docs/contract/answers.md) for a payload list."""
     if family == "path":
         return "<answer>" + ",".join(steps) + "</answer>"
     if family == "klotski":
@@ -119,7 +119,7 @@ def illegal_sokoban(row: DatasetRow) -> tuple[list[Step], str, int]:
 def illegal_path(row: DatasetRow) -> tuple[list[Step], str, int]:
     steps = steps_of(row)
     off_path = sorted(set(json.loads(row.state)["labels"]) - set(steps))
-    assert off_path, f"{row.id}: SPEC says one label lies off the path"
+    assert off_path, f"{row.id}: the contract puts one label off the path"
     return steps + [off_path[0]], "wrong_label", len(steps)
 
 

@@ -1,6 +1,6 @@
 """Rows the trace and export tests share: fixed states per family, a training folder, a benchmark build.
 
-The fixed states are short puzzles written out as SPEC §4 JSON, so what the tests (and
+The fixed states are short puzzles written out as state JSON (docs/contract/states.md), so what the tests (and
 the consumer fixtures under tests/data/training_consumers) expect does not move when a
 generator changes. The training folder is laid out as ``vgau-data generate`` writes it,
 with the ``visual_cot`` trace stored (through the kind's own ``features``) and every other

@@ -75,7 +75,7 @@ class BuildReport:
     duplicates_replaced: int
 
     def summary_rows(self) -> list[tuple[str, str, int, str, str]]:
-        """(family, difficulty, rows, bucket, achieved range) in SPEC order."""
+        """(family, difficulty, rows, bucket, achieved range) in registry order."""
         rows = []
         for family in FAMILIES:
             for difficulty in DIFFICULTIES:

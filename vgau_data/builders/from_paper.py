@@ -249,7 +249,7 @@ def verify_record(family_name: str, record: PaperRecord, image: bytes | None = N
     except VgauError as e:  # a search budget met before an answer
         raise PaperDataError(f"{at}: our solver gave up ({e})") from None
     if solution is None:
-        raise PaperDataError(f"{at}: our solver finds no solution under our rules (SPEC §2)")
+        raise PaperDataError(f"{at}: our solver finds no solution under our rules (docs/contract/families.md)")
     optimum = solution.optimal_length
     findings = []
 

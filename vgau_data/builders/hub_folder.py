@@ -76,7 +76,7 @@ CONTENT_DEFINED_CHUNKING = {"min_chunk_size": 256 * 1024, "max_chunk_size": 1024
 
 
 def features() -> Any:
-    """The ``datasets.Features`` of a row (SPEC §4)."""
+    """The ``datasets.Features`` of a row (docs/contract/columns.md)."""
     from datasets import Features, Image, List, Value
 
     return Features(
@@ -163,7 +163,7 @@ def length_histogram(lengths: Sequence[int]) -> str:
 
 
 def row_counts(lengths: Mapping[tuple[str, str], Sequence[int]]) -> dict[str, dict[str, int]]:
-    """``{family: {difficulty: rows}}`` of a build, in SPEC order (absent families left out)."""
+    """``{family: {difficulty: rows}}`` of a build, in registry order (absent families left out)."""
     counts = {f: {d: len(lengths.get((f, d), ())) for d in DIFFICULTIES} for f in FAMILIES}
     return {family: per for family, per in counts.items() if any(per.values())}
 

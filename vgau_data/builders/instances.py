@@ -89,7 +89,7 @@ def _image(image: Any, column: str) -> dict[str, Any]:
 
 
 def make_row(task: RowTask) -> dict[str, Any]:
-    """Build one dataset row (SPEC §4 columns, images embedded as ``COLUMN_CODECS`` bytes)."""
+    """Build one dataset row (the columns of docs/contract/columns.md, images embedded as ``COLUMN_CODECS`` bytes)."""
     state, solution = generate_verified(task.family, task.difficulty, task.seed, task.slot)
     return assemble_row(
         task.family, task.row_id, task.difficulty, state, solution.answer, solution.optimal_length, task.seed
@@ -106,7 +106,7 @@ def assemble_row(
     seed: int,
     image: bytes | None = None,
 ) -> dict[str, Any]:
-    """The SPEC §4 row of a verified state and an optimal answer, with our renderings.
+    """The dataset row (docs/contract/columns.md) of a verified state and an optimal answer, with our renderings.
 
     ``image`` replaces our rendering of the board (the authors' own image of a published
     instance); the aid and step images are always ours. A family that draws no solution

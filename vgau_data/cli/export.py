@@ -12,8 +12,8 @@ EPILOG = """examples:
 
 writes VGAU_<family>_<protocol>.tsv (index, base64 PNG image, question, answer, category =
 difficulty, id, task, optimal_length, state). Register the dataset class shipped with
-the package (vgau_data/integrations/vlmevalkit/vgau_vlmevalkit.py) in VLMEvalKit as the
-README says, then: python run.py --data VGAU_maze_text_cot --model M
+the package (vgau_data/integrations/vlmevalkit/vgau_vlmevalkit.py) in VLMEvalKit as
+docs/harnesses.md says, then: python run.py --data VGAU_maze_text_cot --model M
 """
 
 

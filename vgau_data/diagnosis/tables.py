@@ -180,7 +180,7 @@ def diagnosis_tables(
         if measure not in MEASURES:
             raise ValueError(f"unknown measure {measure!r}; choose from {', '.join(MEASURES)}")
         if measure == "lpips" and diagnosis.lpips is None:
-            parts.append("LPIPS: not computed; pass --lpips-weights alexnet-owt-7be5be79.pth (see the README)")
+            parts.append("LPIPS: not computed; pass --lpips-weights alexnet-owt-7be5be79.pth (see docs/unified.md)")
             continue
         if measure in ("accuracy", "feasible") or diagnosis.fidelity:
             if layout == "sources":

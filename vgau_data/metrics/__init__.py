@@ -1,7 +1,7 @@
 """Scoring: verdicts, aggregates, submissions, reference baselines, tables and the ``evaluate`` module.
 
 Modules (each imports only what it needs; none imports torch or transformers):
-    scoring      ``score_answer`` (raw text + SPEC §6 reference -> ``Verdict``), ``aggregate``,
+    scoring      ``score_answer`` (raw text + reference -> ``Verdict``), ``aggregate``,
                  ``mean_over_runs``, ``score_batch``.
     references   the scoring columns of a built dataset folder or Hub repo, and its fingerprint.
     submission   the JSONL submission format, its reader, writer and checks.

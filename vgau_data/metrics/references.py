@@ -34,7 +34,7 @@ class DatasetNotFoundError(VgauError, FileNotFoundError):
 
 @dataclass(frozen=True, slots=True)
 class DatasetRow:
-    """The scoring subset of one dataset row (SPEC §4)."""
+    """The scoring subset of one dataset row (docs/contract/records.md, References)."""
 
     id: str
     task: str
@@ -45,11 +45,11 @@ class DatasetRow:
 
     @property
     def reference(self) -> Reference:
-        """The parsed SPEC §6 reference (what ``score_answer`` takes without re-reading JSON)."""
+        """The parsed reference (what ``score_answer`` takes without re-reading JSON)."""
         return Reference(self.id, self.task, self.difficulty, self.optimal_length, self.state)
 
     def reference_json(self) -> str:
-        """The SPEC §6 reference string, as the ``evaluate`` module takes it."""
+        """The reference string (docs/contract/records.md), as the ``evaluate`` module takes it."""
         return make_reference(
             {"id": self.id, "task": self.task, "difficulty": self.difficulty,
              "optimal_length": self.optimal_length, "state": self.state}

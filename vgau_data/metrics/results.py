@@ -35,7 +35,7 @@ from vgau_data.metrics.submission import Submission, check_against, order_protoc
 
 META_KEY = "META"
 MISSING = "missing"
-"""Error code of a row the submission leaves out (not a SPEC §3 code: nothing was parsed)."""
+"""Error code of a row the submission leaves out: the scorer adds it, as nothing was parsed (docs/contract)."""
 
 
 def missing_verdict(row_id: str, task: str, difficulty: str) -> Verdict:

@@ -1,4 +1,4 @@
-"""Scoring by replay: raw model text + SPEC §6 reference -> a verdict, and verdicts -> accuracies.
+"""Scoring by replay: raw model text + reference -> a verdict, and verdicts -> accuracies.
 
 Every entry point (the Python API, the ``evaluate`` module, ``vgau-data score``, the
 runners) goes through ``score_answer``, so a verdict means the same thing everywhere.
@@ -25,7 +25,7 @@ REFERENCE_KEYS: tuple[str, ...] = ("id", "task", "difficulty", "optimal_length",
 
 
 class ReferenceError(VgauError, ValueError):
-    """A reference that is not the SPEC §6 row subset."""
+    """A reference that is not the row subset of docs/contract/records.md (References)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,7 @@ class Verdict:
     """How one answer fared on its instance.
 
     ``parsed``: an answer was found and read; ``feasible``: every step legal and the goal
-    reached; ``optimal``: feasible with ``length == optimal_length``; ``error``: a SPEC §3
+    reached; ``optimal``: feasible with ``length == optimal_length``; ``error``: a reason code
     reason code (None when feasible); ``first_invalid_step``: 0-based index of the step
     that failed (``length`` when the answer ended unsolved).
     """
@@ -54,7 +54,7 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """The SPEC §6 reference, read and checked once."""
+    """The reference, read and checked once."""
 
     id: str
     task: str
@@ -64,7 +64,7 @@ class Reference:
 
 
 def make_reference(row: Mapping[str, Any]) -> str:
-    """The SPEC §6 reference JSON string of a dataset row (extra columns are ignored).
+    """The reference JSON string (docs/contract/records.md) of a dataset row (extra columns are ignored).
 
     Example:
         >>> make_reference({"id": "maze-easy-0000", "task": "maze", "difficulty": "easy",
@@ -183,7 +183,7 @@ def aggregate(verdicts: Iterable[Verdict]) -> dict[str, Any]:
 
     Keys: ``optimal_accuracy``, ``feasible_accuracy``, ``parse_rate``, ``n``,
     ``per_family`` ({family: rates}), ``per_family_difficulty`` ({family: {difficulty:
-    rates}}), ``errors`` ({code: count}). Families and difficulties appear in SPEC order
+    rates}}), ``errors`` ({code: count}). Families and difficulties appear in registry order
     and only when present. Values are plain floats and ints.
     """
     verdicts = list(verdicts)

@@ -79,7 +79,7 @@ def format_table(
     Args:
         results: protocol -> a ``mean_over_runs`` / ``aggregate`` result.
         metric: ``optimal_accuracy``, ``feasible_accuracy`` or ``parse_rate``.
-        families: columns to show (default: those present, SPEC order).
+        families: columns to show (default: those present, in registry order).
         title: first line (default: the metric's name).
     """
     if metric not in METRIC_TITLES:

@@ -2,7 +2,7 @@
 
 A family is one package, ``vgau_data/puzzles/<family>/``, of small role modules:
 
-    state.py      the frozen state type, its JSON (SPEC §4) and ASCII forms; a leaf module
+    state.py      the frozen state type, its JSON (docs/contract/states.md) and ASCII forms; a leaf module
     rules.py      ``apply_step``, ``is_goal`` and the scorer's fast ``replay``
     solver.py     ``solve`` (exhaustive, optimal) and ``random_answer`` (the baseline)
     generator.py  ``BUCKETS``, ``LENGTH_MIX`` and ``generate``
@@ -22,12 +22,12 @@ in the package (builders, oracle aids, scoring, runners) talks to a family only 
 its ``FamilySpec``; nothing outside the package knows its rules.
 
 Vocabulary:
-    state    a frozen dataclass; ``to_json``/``from_json`` round-trip SPEC §4's schema.
+    state    a frozen dataclass; ``to_json``/``from_json`` round-trip docs/contract/states.md.
     step     one parsed unit of an answer: a direction (maze, sokoban), a ``(car, dir)``
              pair (parking), a pair of cells (onet), a ``(cell, dir)`` pair (klotski),
              a label letter (path).
     answer   a tuple of steps: what ``parse_answer`` returns and ``replay`` judges.
-    illegal  ``Illegal(code, step_index)``, never an exception: SPEC §3's reason codes.
+    illegal  ``Illegal(code, step_index)``, never an exception: docs/contract/reason-codes.md.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ ILLEGAL_CODES: frozenset[str] = frozenset(
         "wrong_label",
     }
 )
-"""Every reason code a verdict may carry (SPEC §3, plus ``wrong_label`` for path)."""
+"""Every reason code a verdict may carry (docs/contract/reason-codes.md lists them all)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +271,7 @@ class FamilySpec:
     Required core (every family gives its own; ``from_modules`` reads them from the
     family's role modules):
         name: registry key, HF config name and id prefix.
-        buckets: SPEC §2 ``optimal_length`` range per difficulty, inclusive.
+        buckets: the ``optimal_length`` range per difficulty, inclusive.
         length_mix: the rows per optimal length of each bucket (the authors' histogram);
             ``slot`` hands row ``index`` its length from it.
         geometry: where the cells of the rendered board lie (shared by every state).
@@ -290,9 +290,9 @@ class FamilySpec:
         prompts: the family's prompt pieces (``puzzles/prompts.py`` composes every
             protocol's text from them); ``question(state, style)`` is built from them.
         parse_answer: raw model text -> answer tuple; raises ``AnswerError``.
-        format_answer: answer tuple -> text in the SPEC §3 format (tags included).
+        format_answer: answer tuple -> text in the answer format (docs/contract/answers.md; tags included).
         answer_payload: answer tuple -> the JSON payload stored in the ``solution`` column.
-        answer_tag: the SPEC §3 tag around that payload in an answer text (None when the
+        answer_tag: the tag around that payload in an answer text (None when the
             payload is the whole answer, as klotski's ``{"solution": [...]}``).
         parse_step / format_step: one interactive step in the per-turn format of the
             paper's authors (``<STEP_JSON>...</STEP_JSON>``, or a sentence for maze and

@@ -6,8 +6,8 @@ record format (learned from the files at commit ``b250b81``). A family that can 
 them declares a ``PaperFormat`` (``FamilySpec.paper``, in its ``paper.py``): its file,
 the record fields holding the id and the image, and a reader. A reader checks the fields
 it uses with the helpers below (every failure is a ``PaperDataError`` naming the record)
-and returns a ``PaperRecord``: our SPEC §4 state object and the stored solution as answer
-text in our SPEC §3 format, so that our own parsers and solvers judge it.
+and returns a ``PaperRecord``: our state object and the stored solution as answer
+text in our answer format (docs/contract/), so that our own parsers and solvers judge it.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ _MAX_TEXT: Final = 10_000
 class PaperRecord:
     """One of the authors' records in our terms.
 
-    ``state`` is our SPEC §4 state object (not yet validated by the family);
+    ``state`` is our state object (not yet validated by the family);
     ``stored_answer`` is their solution written in our answer format; ``stored_optimum``
     is the optimum they stored (maze and onet store none: the length of their solution).
     """

@@ -2,7 +2,7 @@
 
 ``reset()`` returns the board image; ``step(step)`` applies one parsed step with the
 family's own rules and returns the next board image, whether the goal is reached and,
-for a step the rules reject, its SPEC §3 reason code. An illegal step is a value, never
+for a step the rules reject, its reason code (docs/contract/reason-codes.md). An illegal step is a value, never
 clamped into a no-op and never an exception, and it ends the episode. Reaching the goal
 does not: the protocol decides (the ``fixed`` budget plays on until the model says it is
 done). Budgets and parsing live in the protocols, not here.

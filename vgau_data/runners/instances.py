@@ -2,7 +2,7 @@
 
 ``load_instances`` reads a dataset built by ``vgau-data build`` (a local folder) or the
 Hub repo (downloaded once, Parquet files read directly), keeps the requested families and difficulties, takes the
-first ``limit`` rows of each family, and returns them in SPEC family order then file
+first ``limit`` rows of each family, and returns them in registry family order then file
 order. ``shard_instances`` then splits that list for multi-process runs.
 """
 
@@ -39,7 +39,7 @@ class SelectionError(VgauError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Instance:
-    """One dataset row: the SPEC §6 reference fields, its board image and oracle aid.
+    """One dataset row: the reference fields (docs/contract/records.md), its board image and oracle aid.
 
     Images are held as the dataset's PNG bytes and decoded on access (a whole run's
     boards as pixels would take a gigabyte); a PIL image may be given instead.
@@ -70,7 +70,7 @@ class Instance:
 
     @property
     def reference(self) -> str:
-        """The SPEC §6 reference JSON string."""
+        """The reference JSON string."""
         return make_reference(
             {
                 "id": self.id,
@@ -180,7 +180,7 @@ def load_instances(
     difficulties: Sequence[str] | None = None,
     limit: int | None = None,
 ) -> list[Instance]:
-    """Instances of a built dataset, in SPEC family order then row order.
+    """Instances of a built dataset, in registry family order then row order.
 
     Args:
         dataset: a folder built by ``vgau-data build``, a Hub repo id, or a resolved source.

@@ -6,7 +6,7 @@ or the lmms-eval tasks. Each family x protocol is one VLMEvalKit dataset named
 ``VGAU_<family>_<protocol>`` (``export.dataset_name``), stored as ``$LMUData/<name>.tsv``.
 
 VLMEvalKit only finds dataset classes inside its own ``vlmeval.dataset`` package, so the
-class ships as a file to copy there (``dataset_class_file()``, see the README), and its
+class ships as a file to copy there (``dataset_class_file()``, see docs/harnesses.md), and its
 ``evaluate`` calls ``scoring.evaluate_predictions``.
 """
 

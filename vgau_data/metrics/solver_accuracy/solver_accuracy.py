@@ -34,7 +34,7 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of str): raw model outputs, one per instance ("" when the model gave none;
         evaluate rejects None).
-    references (list of str): the SPEC reference of each instance, the JSON string of
+    references (list of str): the reference of each instance, the JSON string of
         {"id", "task", "difficulty", "optimal_length", "state"} taken from the dataset row
         (vgau_data.metrics.scoring.make_reference(row)).
     return_details (bool): also return one verdict dict per prediction, in input order.

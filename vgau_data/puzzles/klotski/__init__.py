@@ -19,7 +19,7 @@ Goal:
 Buckets:
     ``optimal_length`` 1-4 (easy), 6-10 (medium), 15-20 (hard), found by BFS.
     Easy boards walk backward from a random goal tiling (a BFS ball of backward
-    slides, SPEC §2); medium and hard boards use targeted placement (performance notes):
+    slides); medium and hard boards use targeted placement (performance notes):
     a random tiling around the target at a start position that often yields that
     bucket. Every board is kept only if its BFS optimum lies in the bucket.
 

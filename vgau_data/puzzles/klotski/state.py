@@ -71,7 +71,7 @@ class KlotskiState:
 
 
 def to_json(state: KlotskiState) -> str:
-    """SPEC §4's canonical JSON of ``state`` (blocks sorted by kind, row, column).
+    """The canonical JSON of ``state`` (docs/contract/states.md; blocks sorted by kind, row, column).
 
     Example:
         >>> to_json(EXAMPLE)[:75]
@@ -82,11 +82,11 @@ def to_json(state: KlotskiState) -> str:
 
 
 def from_json(text: str) -> KlotskiState:
-    """Parse and fully validate SPEC §4's JSON; blocks may come in any order.
+    """Parse and fully validate the state JSON (docs/contract/states.md); blocks may come in any order.
 
     Raises:
         StateError: malformed JSON, wrong keys or types, a block off the board,
-            overlapping blocks, or not exactly the SPEC inventory.
+            overlapping blocks, or not exactly the inventory of ``INVENTORY``.
     """
     if not isinstance(text, (str, bytes)):
         raise StateError(f"klotski state must be a JSON string, got {type(text).__name__}")

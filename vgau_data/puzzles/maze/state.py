@@ -24,7 +24,7 @@ class MazeState:
 
 
 def to_json(state: MazeState) -> str:
-    """SPEC §4 canonical JSON.
+    """The canonical JSON of a state (docs/contract/states.md).
 
     Example:
         >>> to_json(from_ascii(["S.G"]))
@@ -34,7 +34,7 @@ def to_json(state: MazeState) -> str:
 
 
 def from_json(text: str) -> MazeState:
-    """Parse and fully validate a SPEC §4 maze state; raise ``StateError`` on anything off."""
+    """Parse and fully validate a maze state (docs/contract/states.md); raise ``StateError`` on anything off."""
     obj = load_state_object(text)
     if set(obj) != {"grid", "start", "goal"}:
         raise StateError(f"maze state needs exactly the keys grid, start, goal; got {sorted(obj)}")

@@ -89,7 +89,7 @@ def answer_payload(answer: Sequence[Step]) -> str:
 
 
 def format_answer(answer: Sequence[Step]) -> str:
-    """The answer in SPEC §3's format, tags included.
+    """The answer in the family's answer format (docs/contract/answers.md), tags included.
 
     Example:
         >>> format_answer([("B", "down")])

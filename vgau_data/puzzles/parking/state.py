@@ -49,7 +49,7 @@ class ParkingState:
 
 
 def to_json(state: ParkingState) -> str:
-    """SPEC §4's canonical JSON of a state.
+    """The canonical JSON of a state (docs/contract/states.md).
 
     Example:
         >>> to_json(from_ascii(["RR......>"] + ["........"] * 7))
@@ -74,7 +74,7 @@ def _int(value: object, what: str) -> int:
 
 
 def from_json(text: str) -> ParkingState:
-    """Parse and fully validate SPEC §4's JSON.
+    """Parse and fully validate the state JSON (docs/contract/states.md).
 
     Vehicles may come in any order; the state keeps them sorted by id.
 

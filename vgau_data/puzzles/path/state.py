@@ -51,9 +51,9 @@ class PathStep(NamedTuple):
 
 
 def to_json(state: PathState) -> str:
-    """SPEC §4 canonical JSON; a mid-episode state adds the marker (``position``, ``declared``).
+    """The canonical JSON (docs/contract/states.md); a mid-episode state adds the marker (``position``, ``declared``).
 
-    A puzzle's state (marker on the start, nothing declared) has exactly SPEC's four keys;
+    A puzzle's state (marker on the start, nothing declared) has exactly the four keys of a dataset row;
     the marker's keys let a record name the board an interactive step should show.
 
     Example:
@@ -76,7 +76,7 @@ def to_json(state: PathState) -> str:
 
 
 def from_json(text: str) -> PathState:
-    """Parse and fully validate a SPEC §4 path state; raise ``StateError`` on anything off.
+    """Parse and fully validate a path state (docs/contract/states.md); raise ``StateError`` on anything off.
 
     Checks the 10x10 ``#``/``.`` grid, that start, end and labels are distinct road cells,
     that label keys are letters A-E, and that the road cells form a tree.

@@ -13,7 +13,7 @@ Step:
 Goal:
     The box stands on the target (after the last step; otherwise ``not_solved``).
 Buckets:
-    ``optimal_length`` 1-8 easy, 10-16 medium, 20-39 hard (SPEC §2). Generated maps have
+    ``optimal_length`` 1-8 easy, 10-16 medium, 20-39 hard. Generated maps have
     a wall ring and a bucket-dependent number of walls inside it, like the authors'.
     Generation runs one retrograde BFS from every goal state of a sampled map, which gives
     the exact distance of every (player, box) state at once, and picks a state of the

@@ -28,7 +28,7 @@ class SokobanState:
 
 
 def to_json(state: SokobanState) -> str:
-    """SPEC §4's canonical JSON of a state.
+    """The canonical JSON of a state (docs/contract/states.md).
 
     Example:
         >>> to_json(from_ascii(["P.BT"]))
@@ -45,7 +45,7 @@ def to_json(state: SokobanState) -> str:
 
 
 def from_json(text: str) -> SokobanState:
-    """Parse and fully validate SPEC §4's JSON (a 10x10 board).
+    """Parse and fully validate the state JSON (docs/contract/states.md; a 10x10 board).
 
     Raises:
         StateError: on malformed JSON, wrong types or shapes, or pieces off the floor.

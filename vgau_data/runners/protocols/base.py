@@ -215,7 +215,7 @@ class Episode:
         name: registry key and the base of its variant names.
         rank: position in tables (direct 10, text_cot 20, ... diagnostics after 100).
         budgets: step budgets it accepts (single-turn protocols: only ``optimal``).
-        summary: one line for help texts and the README table.
+        summary: one line for help texts and the protocol table (docs/contract/protocols.md).
         draws: the model makes images (its backend needs an image capability).
         default_runs: runs when none are asked for (3 for protocols that draw, as in the paper).
         needs: the optional ``FamilySpec`` capabilities it uses (``vr`` for Oracle-VR's

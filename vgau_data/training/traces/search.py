@@ -9,7 +9,7 @@ exhaustive solver, memoised per row). Text-CoT traces narrate these options; exp
 traces choose detours among them.
 
 Candidate steps are the one per-family piece: ``CANDIDATES`` maps a family to a small
-function that lists them from the state's SPEC §4 JSON, written in the family's own
+function that lists them from the state's JSON (docs/contract/states.md), written in the family's own
 per-step format and read back with its ``parse_step`` (so nothing here depends on a
 family's internal types). A family whose solver plans from its start only (path: the
 marker's position is not part of the puzzle) plans by breadth-first search over these
