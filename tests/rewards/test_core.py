@@ -48,7 +48,7 @@ def test_oracle_answer_of_every_row__pays_every_kind_however_the_row_is_given(re
         for way in ways:
             for kind in KINDS:
                 assert reward(row["answer"], row["state"], kind, **way) == 1.0, (row["id"], way, kind)
-        record = score(row["answer"], make_reference(row))  # a SPEC §6 reference JSON as the ground truth
+        record = score(row["answer"], make_reference(row))  # the reference JSON as the ground truth
         assert record.optimal and record.optimal_length == row["optimal_length"] and record.first_illegal is None
 
 

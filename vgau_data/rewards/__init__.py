@@ -4,7 +4,7 @@ Reinforcement learning with verifiable rewards needs the strict replay verifier,
 from a trainer with nothing but what the row carries. ``score(text, state)`` parses the
 answer with the family's own parser and replays it on the state with the family's own
 rules, so every valid solution scores (not only the stored one); it never raises on any
-text. The state is the dataset's ``state`` column (a state JSON string), or a SPEC §6
+text. The state is the dataset's ``state`` column (a state JSON string), or a
 reference JSON; the family is named (``"maze"``, ``"vgau/maze"``) or found from the state
 itself. Parsed states are cached by their JSON (``STATE_CACHE_SIZE`` of them, least
 recently used dropped), so a group of completions of one prompt parses its state once.
@@ -88,7 +88,7 @@ class Score:
         optimal_length: the optimum; given with the row, or solved when judging needed it
             (None when neither: an answer that is not feasible needs no optimum).
         first_illegal: 0-based index of the first illegal move (None when every move is legal).
-        error: the SPEC §3 reason code (None when feasible).
+        error: the reason code (docs/contract/reason-codes.md; None when feasible).
         progress: share of the optimal distance covered by the legal prefix, in [0, 1];
             computed only when asked for (``score(..., progress=True)``), else None.
     """
@@ -144,7 +144,7 @@ def data_source(family: str) -> str:
 
 @functools.lru_cache(maxsize=STATE_CACHE_SIZE)
 def _entry(ground_truth: str, family: str | None) -> _Entry:
-    """Parse a ground truth (state JSON or SPEC §6 reference JSON) once; raises on anything else."""
+    """Parse a ground truth (state JSON or reference JSON, docs/contract/records.md) once; raises on anything else."""
     optimal_length = None
     state_json = ground_truth
     if '"task"' in ground_truth and '"state"' in ground_truth:  # cheap test before parsing a reference
@@ -216,7 +216,7 @@ def score(
 
     Args:
         text: the model's answer (any object; only a string can parse).
-        state: the row's state JSON (the ``state`` column), or its SPEC §6 reference JSON.
+        state: the row's state JSON (the ``state`` column), or its reference JSON.
         family: the row's family (``"maze"``, or verl's ``"vgau/maze"``); found from the
             state when None.
         optimal_length: the row's optimum (its ``optimal_length`` column); solved when None

@@ -8,7 +8,7 @@ decoded with special tokens kept (so the chat template and the prompt come first
 ``{"query": [...], "prompts": [...], "labels": [...]}`` and reads the same keys from the
 JSON reply: ``vgau-data serve-reward`` answers that (``vgau_data.rewards.server``).
 
-A label is the row's state JSON (``--data.label_key state``), a SPEC §6 reference JSON,
+A label is the row's state JSON (``--data.label_key state``), a reference JSON (docs/contract/records.md),
 or a mapping with ``ground_truth`` or ``state`` (verl rows read with ``--data.label_key
 reward_model``); the family is found from the state. The reward kind is ``optimal``
 unless the environment variable ``VGAU_REWARD_KIND`` names another.

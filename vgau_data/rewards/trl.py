@@ -265,7 +265,7 @@ def conversational_dataset(
         A ``datasets.Dataset`` with ``prompt`` (``[{"role": "user", "content": [{"type":
         "image"}, ..., {"type": "text", "text": ...}]}]``), ``images`` (single-turn only),
         and ``id``, ``task``, ``difficulty``, ``optimal_length``, ``state`` and
-        ``reference`` (the SPEC §6 reference JSON: the state with its family and optimum, a
+        ``reference`` (the reference JSON of docs/contract/records.md: the state with its family and optimum, a
         label OpenRLHF can pass whole).
     """
     try:
