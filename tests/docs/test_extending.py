@@ -82,7 +82,15 @@ def test_adding_a_backend__the_example_runs_through_vgau_data_run(written: Writt
         backends.BACKENDS = MappingProxyType({**backends.BACKENDS, "callable": "callable_model:CallableBackend"})
     """)
     common = ["--backend", "callable", "--protocol", "direct", "--dataset", str(written.dataset), "--no-progress"]
-    good = ["run", "--model", "my_agent:answer", "--backend-arg", "system=Answer briefly.", "--out", str(tmp_path / "a")]
+    good = [
+        "run",
+        "--model",
+        "my_agent:answer",
+        "--backend-arg",
+        "system=Answer briefly.",
+        "--out",
+        str(tmp_path / "a"),
+    ]
     bad = ["run", "--model", "my_agent:broken", "--out", str(tmp_path / "b")]
     script = register + PARSE_PAGE_COMMANDS.format(commands=vgau_commands(text))
     script += textwrap.dedent(f"""

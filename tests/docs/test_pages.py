@@ -79,3 +79,16 @@ def test_code__cites_the_docs_not_spec_sections() -> None:
                 if re.search(r"(?<![.\w])SPEC(?:'s| ?§| [a-z])|SPEC\.md", line):
                     stale.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not stale, "cite the docs page instead:\n" + "\n".join(stale)
+
+
+def test_scoring_page__submission_limits_are_the_defaults_and_flags() -> None:
+    from dataclasses import fields
+
+    from vgau_data.metrics.submission import DEFAULT_LIMITS
+
+    rows = table(page("scoring.md"), "limit")
+    documented = {code_names(flag)[0]: int(default.split()[0].replace(",", "")) for _, default, flag in rows}
+    actual = {
+        "--" + field.name.replace("_", "-"): getattr(DEFAULT_LIMITS, field.name) for field in fields(DEFAULT_LIMITS)
+    }
+    assert documented == actual

@@ -14,7 +14,9 @@ from pathlib import Path
 from tests.docs.pages import ROOT, nav_pages
 from tests.external import require_tool
 
-INSTALL = 'python3 -m venv .venv-docs && .venv-docs/bin/pip install -e ".[docs]" (then VGAU_MKDOCS=.venv-docs/bin/mkdocs)'
+INSTALL = (
+    'python3 -m venv .venv-docs && .venv-docs/bin/pip install -e ".[docs]" (then VGAU_MKDOCS=.venv-docs/bin/mkdocs)'
+)
 
 
 def test_site__builds_strict_and_loads_nothing_from_the_web(tmp_path: Path) -> None:
