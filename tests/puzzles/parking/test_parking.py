@@ -434,10 +434,12 @@ def test_solve__agrees_with_brute_force_on_random_dense_boards() -> None:
     assert sum(x is None for x in outcomes) >= 5 and sum(x is not None for x in outcomes) >= 3
 
 
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_solve__agrees_with_brute_force_on_generated_states(difficulty) -> None:
-    state = generate(difficulty, _rng(100))
-    assert solve(state).optimal_length == _brute_optimum(state)
+def test_solve__agrees_with_brute_force_on_generated_states() -> None:
+    """Medium and hard rows are too large for this brute force: ``test_astar`` checks them
+    against the module's plain BFS."""
+    for seed in (100, 101, 102):
+        state = generate("easy", _rng(seed))
+        assert solve(state).optimal_length == _brute_optimum(state)
 
 
 # ---------------------------------------------------------------------------- generator
@@ -454,7 +456,7 @@ def test_generate__optimum_in_bucket_and_solution_replays(difficulty, seed) -> N
     result = replay(state, solution.answer)
     assert result.feasible and result.length == solution.optimal_length
     assert len(SPEC.trajectory(state, solution.answer)) == solution.optimal_length
-    # invariants: canonical, ids A.. (R apart) sorted, R horizontal on the exit row
+    # invariants: canonical, ids B.. (R apart) sorted, R horizontal on the exit row
     assert from_json(to_json(state)) == state
     ids = [v.id for v in state.vehicles]
     assert ids == sorted(ids) and "R" in ids and len(ids) <= 26
@@ -463,9 +465,9 @@ def test_generate__optimum_in_bucket_and_solution_replays(difficulty, seed) -> N
     assert (red.orientation, red.row, red.length) == ("h", state.exit_row, 2)
 
 
-def test_generate__varies_exit_rows_and_no_answer_fits_many_rows() -> None:
+def test_generate__exit_on_row_3_and_no_answer_fits_many_rows() -> None:
     states = [generate("medium", _rng(seed)) for seed in range(16)]
-    assert len({s.exit_row for s in states}) >= 5
+    assert {s.exit_row for s in states} == {3}  # the authors' exit row, in every record
     assert len(set(states)) == len(states)
     for state in states:  # no shortcut: one answer solves few rows
         answer = solve(state).answer

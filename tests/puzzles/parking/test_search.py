@@ -1,123 +1,119 @@
-"""Tests of parking's search engine: the numpy ``LayeredSearch`` walks exactly the layers of ``expand``."""
+"""Tests of parking's search engine: ``LayeredSearch`` walks the breadth-first layers of a plain BFS."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vgau_data.puzzles.parking.generator import BUCKETS, GOAL_CAP, _sample_board
+from vgau_data.errors import VgauError
+from vgau_data.puzzles.parking.generator import TIGHTNESS, _board, _targets
 from vgau_data.puzzles.parking.search import (
-    EMPTY_LAYER,
-    LOW_SLOTS,
     LayeredSearch,
     Search,
-    expand,
-    independent_positions,
-    positions_of,
-    to_layer,
+    SearchLimitError,
+    car_mask,
+    mobile_cars,
 )
+from vgau_data.registry import get_family
 
-LAYERS = 40
-"""Layers compared per board: past the deepest a hard row draws from (30 plus slack)."""
-POSITIONS_CAP = 15_000
-"""Positions compared per board, so a loose board's huge cluster stays quick."""
+SPEC = get_family("parking")
+POSITIONS_CAP = 20_000
+"""Positions compared per board, so a loose board's cluster stays quick."""
 
 
-def _dict_layers(search: Search, sources: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
-    """Breadth-first layers from ``sources`` by the dict engine."""
-    seen = dict.fromkeys((key for key, _ in sources), 0)
-    layers, frontier, count = [sources], sources, len(sources)
-    while frontier and len(layers) < LAYERS and count < POSITIONS_CAP:
-        frontier = expand(frontier, search.moves, seen, len(layers))
-        layers.append(frontier)
-        count += len(frontier)
+def _reference_layers(search: Search, sources: list[int]) -> list[set[int]]:
+    """Breadth-first layers from ``sources`` with Python ints and a dict, slide by slide."""
+    occupied = {key: _occupancy(search, key) for key in sources}
+    layers, frontier, count = [set(sources)], list(sources), len(sources)
+    while frontier and count < POSITIONS_CAP:
+        layer = []
+        for key in frontier:
+            for shift, unit, table in search.moves:
+                head, head_flip, tail, tail_flip = table[(key >> shift) & 7]
+                for free, new, flip in ((head, key + unit, head_flip), (tail, key - unit, tail_flip)):
+                    if not occupied[key] & free and new not in occupied:
+                        occupied[new] = occupied[key] ^ flip
+                        layer.append(new)
+        if layer:
+            layers.append(set(layer))
+        frontier, count = layer, count + len(layer)
     return layers
 
 
-def _numpy_layers(search: Search, sources: list[tuple[int, int]], depth: int) -> list[list[tuple[int, int]]]:
-    """The first ``depth`` layers from ``sources`` by ``LayeredSearch``, as positions."""
-    layered = LayeredSearch(search)
-    frontier, before = to_layer(sources), EMPTY_LAYER
-    layers = [frontier]
-    while len(layers) < depth:
-        frontier, before = layered.expand(frontier, before), frontier
-        layers.append(frontier)
-    return [positions_of(layer, range(len(layer[0]))) for layer in layers]
+def _occupancy(search: Search, key: int) -> int:
+    offsets = search.offsets(key)
+    return (search.occupied & (1 << 64)) | sum(car_mask((*car[:3], o)) for car, o in zip(search.cars, offsets))
 
 
-def _boards(count: int) -> list[list]:
-    """Dense boards as the generator packs them (``R`` parked on the exit), every bucket's mix."""
-    rng = np.random.default_rng(7)
+def _numpy_layers(search: Search, sources: list[int], depth: int) -> list[set[int]]:
+    layers = LayeredSearch(search).layers(np.array(sources, dtype=np.uint64), 10**7)
+    return [set(layer.tolist()) for _, layer in zip(range(depth), layers)]
+
+
+def _boards(count: int, difficulty: str, seed: int) -> list[list]:
+    """Boards as the generator draws them, over a bucket's row targets."""
+    rng = np.random.default_rng(seed)
     boards = []
-    for index in range(count):
-        difficulty = list(BUCKETS)[index % 3]
-        boards.append(_sample_board(int(rng.integers(8)), difficulty, rng))
+    while len(boards) < count:
+        slot = SPEC.slot(difficulty, len(boards))
+        cars = _board(_targets(difficulty, slot), TIGHTNESS[difficulty], rng)
+        if cars is not None:
+            boards.append(cars)
     return boards
 
 
-def test_layered_search__same_layers_in_the_same_order_as_expand() -> None:
-    wide = deep = 0
-    for cars in _boards(16):
-        search = Search(cars)
-        goals = [(search.key, search.occupied)]
-        expected = _dict_layers(search, goals)
-        assert _numpy_layers(search, goals, len(expected)) == expected, cars
-        wide += len(search.slots) > LOW_SLOTS  # slots packed in the high word too
-        deep += len(expected) >= 15
-    assert wide >= 5 and deep >= 5  # the boards cover both words and long searches
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_layered_search__the_layers_of_a_plain_bfs(difficulty) -> None:
+    deep = 0
+    for cars in _boards(6, difficulty, 7):
+        for held in ((), (0,)):  # as solved, and with R held as the generator searches
+            search = Search(cars, held)
+            expected = _reference_layers(search, [search.key])
+            got = _numpy_layers(search, [search.key], len(expected))
+            assert got == expected, cars
+            deep += len(expected) >= 10
+    assert deep >= 3
 
 
-def test_layered_search__from_many_sources_and_sources_reached_again() -> None:
-    """A multi-source start (the generator's goal positions) and layers that revisit none of them."""
-    cars = next(c for c in _boards(30) if len(Search(c).slots) > LOW_SLOTS)
+def test_layered_search__layers_are_sorted_and_distinct_from_many_sources() -> None:
+    cars = _boards(1, "hard", 3)[0]
+    search = Search(cars, held=(0,))
+    reference = _reference_layers(search, [search.key])
+    sources = sorted(reference[0] | reference[1] | reference[2])  # three layers as one source set
+    expected = _reference_layers(search, sources)
+    layers = list(LayeredSearch(search).layers(np.array(sources[::-1] * 2, dtype=np.uint64), 10**7))
+    assert [set(layer.tolist()) for layer in layers[: len(expected)]] == expected
+    for layer in layers:
+        assert (np.diff(layer.astype(np.int64)) > 0).all()
+    assert not set(sources) & set(np.concatenate(layers[1:]).tolist())
+
+
+def test_layered_search__occupancy_and_offsets_of_a_layer() -> None:
+    cars = _boards(1, "medium", 5)[0]
     search = Search(cars)
-    sources = _dict_layers(search, [(search.key, search.occupied)])
-    goals = sources[0] + sources[1] + sources[2]  # three layers as one source set
-    expected = _dict_layers(search, goals)
-    got = _numpy_layers(search, goals, len(expected))
-    assert got == expected
-    keys = {key for key, _ in goals}
-    assert not any(key in keys for layer in got[1:] for key, _ in layer)
+    layered = LayeredSearch(search)
+    layer = next(iter(layered.layers(np.array([search.key], dtype=np.uint64), 10)))
+    assert layered.occupancy(layer).tolist() == [search.occupied & ((1 << 64) - 1)]
+    for j, i in enumerate(search.slots):
+        assert layered.offsets(layer, j).tolist() == [cars[i][3]]
 
 
-@pytest.mark.parametrize("slot", [0, LOW_SLOTS - 1, LOW_SLOTS, LOW_SLOTS + 3])
-def test_layer__round_trips_positions_and_reads_offsets(slot) -> None:
-    search = Search([("h", 2, 0, 0)])  # the layer's width does not depend on the board
-    positions = [(sum(((j + i) % 7) << 3 * j for j in range(LOW_SLOTS + 4)), search.occupied | i) for i in range(3)]
-    layer = to_layer(positions)
-    assert positions_of(layer, [2, 0, 1]) == [positions[2], positions[0], positions[1]]
-    assert LayeredSearch(search).offsets(layer, slot).tolist() == [(slot + i) % 7 for i in range(3)]
-
-
-def _count_held(cars: list, cap: int) -> int:
-    """Positions reachable with ``cars[0]`` held, by the dict engine (stops past ``cap``)."""
+def test_layered_search__gives_up_past_its_budget() -> None:
+    cars = _boards(1, "easy", 1)[0]  # a loose board
     search = Search(cars)
-    moves = [move for j, move in enumerate(search.moves) if search.slots[j] != 0]
-    frontier = [(search.key, search.occupied)]
-    seen = {search.key: 0}
-    count = 1
-    while frontier and count <= cap:
-        frontier = expand(frontier, moves, seen, 0)
-        count += len(frontier)
-    return count
+    with pytest.raises(SearchLimitError):
+        list(LayeredSearch(search).layers(np.array([search.key], dtype=np.uint64), 50))
 
 
-def test_independent_positions__never_exceeds_the_reachable_count() -> None:
-    pruned = 0
-    for cars in _boards(200):
-        bound = independent_positions(cars, 0)
-        assert bound <= _count_held(cars, bound), cars
-        pruned += bound > GOAL_CAP
-    assert 30 <= pruned <= 170  # it decides for many boards, not all
+def test_layered_search__refuses_more_cars_than_a_word_holds() -> None:
+    stacked = [("v", 2, column, top) for column in range(8) for top in (0, 2, 4)]  # each column drops into rows 6-7
+    search = Search(stacked)
+    assert len(search.slots) == 24
+    with pytest.raises(VgauError, match="at most 21"):
+        LayeredSearch(search)
 
 
-def test_independent_positions__exact_for_cars_that_never_meet() -> None:
-    red = ("h", 2, 3, 6)
-    assert independent_positions([red], 0) == 1
-    # two vertical cars alone in their columns: 7 offsets each, in every combination
-    cars = [red, ("v", 2, 0, 0), ("v", 2, 1, 3)]
-    assert independent_positions(cars, 0) == _count_held(cars, 10**6) == 7 * 7
-    # a truck on row 0 stops the second car at row 1 and is stopped by the first: ranges of
-    # 7, 6 and 5 offsets that sweep apart; the cars do meet once moved, so there are more
-    cars.append(("h", 3, 0, 1))
-    assert independent_positions(cars, 0) == 7 * 6 * 5 < _count_held(cars, 10**6)
+def test_mobile_cars__held_cars_never_move_nor_free_others() -> None:
+    red, above, free = ("h", 2, 3, 0), ("v", 3, 0, 0), ("h", 2, 6, 3)  # the truck's only way down is R's cell
+    assert mobile_cars([red, above, free]) == [0, 1, 2]
+    assert mobile_cars([red, above, free], held=(0,)) == [2]

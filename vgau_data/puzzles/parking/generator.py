@@ -1,113 +1,85 @@
-"""Boards packed around the parked red car and scrambled backward by retrograde search."""
+"""Boards built like the authors': sparse and tight around ``R`` on row 3, searched whole.
+
+The authors' boards (``structure.AUTHORS``) hold 6-14 vehicles, rising with difficulty,
+with the exit on row 3 in every record. Their hard boards are jammed: each vehicle has
+about one free slide on average. So each row here is:
+
+1. targets from the authors' bucket means, spread over a bucket's rows by the slot's
+   quantile (``_targets``): how many other vehicles, trucks, vertical ones, blockers in
+   ``R``'s corridor, and ``R``'s distance to the exit;
+2. a random board meeting them, drawn until it is as tight as the authors' (``_board``);
+3. easy rows: that board, if the solver finds exactly the row's optimum. Medium and hard
+   rows: every position of the board's cluster with ``R`` held in place
+   (``_clearing_layer``), then the positions exactly ``optimum - distance`` slides from one
+   whose corridor is clear. Driving ``R`` out after clearing its way is one answer, so
+   their optimum is at most the row's; the solver decides, and the first candidate whose
+   optimum is exactly the row's (blocker count nearest the target first) is the row.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
 from vgau_data.errors import GenerationError
 from vgau_data.puzzles.base import Slot, draw_slot
-from vgau_data.puzzles.parking.rules import apply_step
 from vgau_data.puzzles.parking.search import (
-    EMPTY_LAYER,
     SIZE,
     Car,
-    Layer,
     LayeredSearch,
     Search,
+    SearchLimitError,
     bit,
     car_cells,
+    car_mask,
     cell_of,
-    expand,
-    independent_positions,
-    positions_of,
-    to_layer,
 )
 from vgau_data.puzzles.parking.solver import solve
 from vgau_data.puzzles.parking.state import OTHER_IDS, RED, ParkingState, Vehicle
+from vgau_data.puzzles.parking.structure import AUTHORS
 
 BUCKETS: Final[dict[str, tuple[int, int]]] = {"easy": (1, 5), "medium": (8, 16), "hard": (18, 34)}
 LENGTH_MIX: Final[dict[str, dict[int, int]]] = {
     "easy": {1: 5, 2: 3, 3: 2, 4: 6, 5: 4},
     "medium": {8: 7, 9: 3, 12: 8, 13: 6, 14: 2, 15: 3, 16: 1},
-    "hard": {18: 6, 19: 11, 20: 6, 21: 2, 22: 8, 23: 4, 24: 2, 25: 3, 27: 1, 28: 7},
+    "hard": {18: 6, 19: 11, 20: 6, 21: 2, 22: 8, 23: 4, 24: 2, 25: 3, 27: 1, 28: 4, 31: 2, 34: 1},
 }
-"""Rows per optimum in the authors' 100 published instances (their ``optimal_steps``, counted
-once), except that their three longest hard rows (31, 31 and 34 slides) are built at 28:
-boards that deep take our generator seconds each, past the build's time budget."""
+"""Rows per optimum in the authors' 100 published instances (their ``optimal_steps``)."""
+EXIT_ROW: Final = 3
+"""The authors' exit row in every record (their manifest counts it from 1: ``exit_row`` 4)."""
+TIGHTNESS: Final[dict[str, int]] = {"easy": 64, "medium": 22, "hard": 16}
+"""The most free slides a board may offer in total (each vehicle's slides with the others
+held): the authors' medium and hard boards offer 21.5 and 15 on average (easy boards are not
+searched, so they are left as drawn)."""
+MAX_CLUSTER: Final = 300_000
+"""Positions of a cluster with ``R`` held past which a board is dropped: a looser board
+costs more to search than drawing the next one."""
+CANDIDATES: Final = 4
+"""Positions of the clearing layer tried with the solver before the board is dropped."""
+MAX_ATTEMPTS: Final = 5000
+"""Boards drawn per row; the deepest rows need a few hundred."""
+_SPREAD: Final = 3
+"""Integer targets vary over this many values across a bucket's rows (mean preserved)."""
 
 
-TRUCK_SHARE: Final[dict[str, float]] = {"easy": 0.28, "medium": 0.32, "hard": 0.42}
-"""Share of the other vehicles 3 cells long (the authors': 1.35 of 4.8, 2.73 of 8.47, 4.96 of 11.7)."""
-VERTICAL_SHARE: Final[dict[str, float]] = {"easy": 0.51, "medium": 0.65, "hard": 0.57}
-"""Share of the other vehicles that are vertical (the authors': 2.45 of 4.8, 5.47 of 8.47, 6.64 of 11.7)."""
-STRUCTURE_TARGETS: Final[dict[str, tuple[float, float, float]]] = {
-    "easy": (0.25, 0.25, 2.8),
-    "medium": (2.87, 4.1, 5.6),
-    "hard": (3.68, 8.12, 6.0),
-}
-"""The authors' means of vehicles in ``R``'s corridor, other vehicles an optimal answer
-moves, and ``R``'s distance to the exit: candidate positions nearest them (on the first
-and last, which need no search) are solved first."""
-MAX_ATTEMPTS: Final = 4000
-"""Boards sampled per instance; a hard instance needs about 60 on average (300 at worst in 40)."""
-GOAL_CAP: Final = 150
-"""Boards whose goal positions (``R`` parked on the exit) exceed this are dropped: small
-goal sets make deep, narrow clusters, and dropping the rest early is the main speed-up."""
-CLUSTER_CAP: Final = 60_000
-"""States a retrograde search may visit before it stops at the layers found so far."""
-CANDIDATES: Final = 6
-"""Positions of one retrograde layer ordered by ``STRUCTURE_TARGETS`` and solved until one fits."""
-DEPTH_SLACK: Final = 2
-"""Retrograde layers explored beyond the wanted optimum (deeper ones cost more than they find)."""
+@dataclass(frozen=True, slots=True)
+class Targets:
+    """One row's structure: other vehicles, trucks and vertical ones among them, vehicles
+    in ``R``'s corridor, and ``R``'s distance to the exit."""
 
-
-_PLACEMENTS: Final = tuple(
-    (car, sum(bit(cell) for cell in car_cells(car)))
-    for car in (
-        (orientation, length, fixed, offset)
-        for orientation in ("h", "v")
-        for length in (2, 3)
-        for fixed in range(SIZE)
-        for offset in range(SIZE - length + 1)
-    )
-)
-"""Every way to put one car on the empty board, with its cell mask, grouped by (orientation, length)."""
-_CLASHES: Final = tuple(
-    sum(1 << j for j, (_, other) in enumerate(_PLACEMENTS) if other & mask) for _, mask in _PLACEMENTS
-)
-"""Per placement, the set of placements (bit j: ``_PLACEMENTS[j]``) that share a cell with it."""
-_KINDS: Final = {
-    (orientation, length): sum(1 << j for j, (car, _) in enumerate(_PLACEMENTS) if car[:2] == (orientation, length))
-    for orientation in ("h", "v")
-    for length in (2, 3)
-}
-"""Per (orientation, length), the set of placements of that kind."""
-
-
-def _nth_member(members: int, n: int) -> int:
-    """The index of the ``n``-th (from 0) set bit of ``members``, lowest first."""
-    for _ in range(n):
-        members &= members - 1
-    return (members & -members).bit_length() - 1
+    others: int
+    trucks: int
+    vertical: int
+    blockers: int
+    red_distance: int
 
 
 def generate(
     difficulty: str, rng: np.random.Generator, slot: Slot | None = None, *, max_attempts: int = MAX_ATTEMPTS
 ) -> ParkingState:
-    """An 8x8 board whose true optimum is exactly ``slot.length``.
-
-    The exit row is drawn once, uniformly. Each attempt packs a board around ``R`` parked
-    on the exit (``_sample_board``; ``TRUCK_SHARE`` and ``VERTICAL_SHARE`` of the cars as
-    the authors'), lists the goal positions the other cars reach with ``R`` parked
-    (dropping the board past ``GOAL_CAP``) and scrambles backward: a retrograde BFS from
-    them. Up to ``CANDIDATES`` positions from each of the three deepest layers, those
-    nearest ``STRUCTURE_TARGETS`` first, are solved forward by ``solve``; the first whose optimum
-    ``d`` is at least the slot's length, walked ``d - length`` slides along its optimal
-    answer, is returned: its optimum is exactly the slot's. The retrograde depth is only
-    an upper bound (goal positions that need ``R`` to back out and return may lie beyond
-    the explored layers), which is why the forward solve decides.
+    """An 8x8 board whose true optimum is exactly ``slot.length`` (see the module docstring).
 
     Raises:
         ValueError: for an unknown difficulty or a slot length outside the bucket.
@@ -124,156 +96,202 @@ def generate(
     low, high = BUCKETS[difficulty]
     if not low <= slot.length <= high:
         raise ValueError(f"parking/{difficulty}: length {slot.length} is outside {low}-{high}")
-    exit_row = int(rng.integers(SIZE))  # uniform: edge rows would win more often per board
-    blockers, _, distance = STRUCTURE_TARGETS[difficulty]
-    wanted = (int(blockers + slot.quantile), int(distance + (slot.quantile + 0.5) % 1.0))
+    targets = _targets(difficulty, slot)
     for _ in range(max_attempts):
-        cars = _sample_board(exit_row, difficulty, rng)
-        state = _from_cluster(exit_row, cars, slot.length, min(high, slot.length + DEPTH_SLACK), wanted, rng)
+        cars = _board(targets, TIGHTNESS[difficulty], rng)
+        if cars is None:
+            continue
+        state = _easy(cars, slot.length) if difficulty == "easy" else _cleared(cars, targets, slot.length, rng)
         if state is not None:
             return state
     raise GenerationError(f"parking/{difficulty}: no state of length {slot.length} in {max_attempts} boards")
 
 
-def _sample_board(exit_row: int, difficulty: str, rng: np.random.Generator) -> list[Car]:
-    """A dense random board with ``R`` (always ``cars[0]``) parked on the exit.
+def _targets(difficulty: str, slot: Slot) -> Targets:
+    """The authors' bucket means as one row's integers, spread by the slot's quantile.
 
-    The exit row holds ``R`` and one or two vertical cars crossing it; most often a
-    vertical car waits just above or below each of the exit row's last two cells (they
-    drop in behind ``R`` as it backs out). Every other row is packed with random cars
-    (``VERTICAL_SHARE`` vertical, ``TRUCK_SHARE`` of length 3) until nothing fits or 25
-    others are placed.
+    Each figure takes its own low-discrepancy stream (the quantile times a different
+    integer), so a bucket's rows average the authors' figure and the figures vary apart.
+    Easy rows put one blocker on half the rows of 4 and 5 slides (the authors' 5 of 20);
+    their ``R`` drives the rest of the optimum.
     """
-    draws = iter(rng.random(160).tolist())
-    red = ("h", 2, exit_row, SIZE - 2)
+    means = AUTHORS[difficulty]
+
+    def spread(mean: float, stream: int, width: int = _SPREAD) -> int:
+        return int(np.floor(mean - width / 2 + width * ((slot.quantile * stream) % 1.0) + 0.5))
+
+    others = spread(means["vehicles"] - 1, 1)
+    trucks = min(others, max(0, spread(means["trucks"] * others / (means["vehicles"] - 1), 2, 1)))
+    vertical = min(others, max(0, spread(means["vertical"] * others / (means["vehicles"] - 1), 3, 1)))
+    if difficulty == "easy":
+        blockers = int(slot.length >= 4 and (slot.quantile * 5) % 1.0 < 0.5)
+        return Targets(others, trucks, max(vertical, blockers), blockers, slot.length - blockers)
+    red_distance = min(SIZE - 2, spread(means["red_distance"], 7, 1))
+    blockers = min(vertical, red_distance, spread(means["blockers"], 5))
+    return Targets(others, trucks, vertical, blockers, red_distance)
+
+
+_PLACEMENTS: Final = tuple(
+    (car, car_mask(car))
+    for car in (
+        (orientation, length, fixed, offset)
+        for orientation in ("h", "v")
+        for length in (2, 3)
+        for fixed in range(SIZE)
+        for offset in range(SIZE - length + 1)
+    )
+)
+"""Every way to put one car on the empty board, with its cell mask."""
+_CLASHES: Final = tuple(
+    sum(1 << j for j, (_, other) in enumerate(_PLACEMENTS) if other & mask) for _, mask in _PLACEMENTS
+)
+"""Per placement, the set of placements (bit j: ``_PLACEMENTS[j]``) that share a cell with it."""
+_KINDS: Final = {
+    (orientation, length): sum(1 << j for j, (car, _) in enumerate(_PLACEMENTS) if car[:2] == (orientation, length))
+    for orientation in ("h", "v")
+    for length in (2, 3)
+}
+"""Per (orientation, length), the set of placements of that kind."""
+_CROSSING: Final = {
+    column: sum(
+        1 << j
+        for j, ((orientation, length, fixed, offset), _) in enumerate(_PLACEMENTS)
+        if orientation == "v" and fixed == column and offset <= EXIT_ROW < offset + length
+    )
+    for column in range(SIZE)
+}
+"""Per column, the vertical placements that cross the exit row there."""
+
+
+def _board(targets: Targets, tightness: int, rng: np.random.Generator) -> list[Car] | None:
+    """A random board meeting ``targets`` (``R`` is ``cars[0]``), or None when it is too loose.
+
+    ``R`` stands ``targets.red_distance`` cells from the exit; ``targets.blockers``
+    vertical cars cross the exit row in distinct columns of its corridor; the other cars
+    go anywhere else they fit (nothing else in the corridor), one kind at a time in a
+    random order.
+    """
+    red_column = SIZE - 2 - targets.red_distance
+    red: Car = ("h", 2, EXIT_ROW, red_column)
+    corridor = sum(bit((EXIT_ROW, column)) for column in range(red_column + 2, SIZE))
+    kinds = ["v"] * targets.vertical + ["h"] * (targets.others - targets.vertical)
+    lengths = [3] * targets.trucks + [2] * (targets.others - targets.trucks)
+    order = rng.permutation(targets.others).tolist()
     cars = [red]
-    occupied = sum(bit(cell) for cell in car_cells(red))
-
-    def place(car: Car) -> None:
-        nonlocal occupied
-        mask = sum(bit(cell) for cell in car_cells(car))
-        if not mask & occupied:
-            cars.append(car)
-            occupied |= mask
-
-    columns = list(range(SIZE - 2))
-    for _ in range(1 + int(next(draws) * 2)):
-        col = columns.pop(int(next(draws) * len(columns)))
-        length = 3 if next(draws) < 0.4 else 2
-        first, last = max(0, exit_row - length + 1), min(exit_row, SIZE - length)
-        place(("v", length, col, first + int(next(draws) * (last - first + 1))))
-    for col in (SIZE - 2, SIZE - 1):
-        if next(draws) < 0.8:
-            length = 3 if next(draws) < 0.4 else 2
-            tops = [top for top in (exit_row - length, exit_row + 1) if 0 <= top <= SIZE - length]
-            place(("v", length, col, tops[int(next(draws) * len(tops))]))
-    taken = occupied | 0xFF << (exit_row * SIZE)
-    free = sum(1 << j for j, (_, mask) in enumerate(_PLACEMENTS) if not mask & taken)  # a set of placements
-    while free and len(cars) < 1 + len(OTHER_IDS):
-        orientation = "v" if next(draws) < VERTICAL_SHARE[difficulty] else "h"
-        length = 3 if next(draws) < TRUCK_SHARE[difficulty] else 2
-        kind = free & _KINDS[orientation, length] or free  # in _PLACEMENTS order, as a list would be
-        chosen = _nth_member(kind, int(next(draws) * kind.bit_count()))
-        cars.append(_PLACEMENTS[chosen][0])
-        free &= ~_CLASHES[chosen]
-    return cars
-
-
-def _from_cluster(
-    exit_row: int, cars: list[Car], target: int, depth_cap: int, wanted: tuple[int, int], rng: np.random.Generator
-) -> ParkingState | None:
-    """A position of ``cars``' cluster whose optimum is exactly ``target``, if one is found.
-
-    Candidates from the deepest retrograde layers (down to ``depth_cap``), those whose
-    corridor blockers and ``R`` distance are nearest ``wanted`` first, are solved forward;
-    the first whose optimum ``d`` is ``target`` or more is walked ``d - target`` slides
-    along its optimal answer (the rest of an optimal answer stays optimal).
-    """
-    if independent_positions(cars, 0) > GOAL_CAP:  # too many goal positions, known without a search
-        return None
-    search = Search(cars)
-    if 0 not in search.slots:
-        return None
-    red_shift = 3 * search.slots.index(0)
-    goal = SIZE - 2
-    others = [move for move in search.moves if move[0] != red_shift]
-    start = (search.key, search.occupied)
-    goals = [start]
-    seen = {search.key: 0}
-    frontier = goals
-    while frontier:  # goal positions: R parked, the others slide
-        frontier = expand(frontier, others, seen, 0, GOAL_CAP - len(goals))
-        goals += frontier
-        if len(goals) > GOAL_CAP:
+    occupied = car_mask(red)
+    free = sum(1 << j for j, (_, mask) in enumerate(_PLACEMENTS) if not mask & (occupied | corridor))
+    columns = rng.permutation(np.arange(red_column + 2, SIZE))[: targets.blockers].tolist()
+    verticals = [i for i in order if kinds[i] == "v"]
+    first = verticals[: targets.blockers]
+    for i in first + [i for i in order if i not in first]:
+        kind = _KINDS[kinds[i], lengths[i]]
+        if i in first:  # it crosses the exit row in its own column: the one corridor cell it takes
+            crossing = kind & _CROSSING[columns[first.index(i)]]
+            choices = sum(1 << j for j in _members(crossing) if not _PLACEMENTS[j][1] & occupied)
+        else:
+            choices = kind & free
+        if not choices:
             return None
+        chosen = _nth_member(choices, int(rng.integers(choices.bit_count())))
+        cars.append(_PLACEMENTS[chosen][0])
+        occupied |= _PLACEMENTS[chosen][1]
+        free &= ~_CLASHES[chosen]
+    return cars if _free_slides(cars) <= tightness else None
+
+
+def _members(members: int) -> list[int]:
+    """The indices of the set bits of ``members``, lowest first."""
+    indices = []
+    while members:
+        low = members & -members
+        indices.append(low.bit_length() - 1)
+        members ^= low
+    return indices
+
+
+def _nth_member(members: int, n: int) -> int:
+    """The index of the ``n``-th (from 0) set bit of ``members``, lowest first."""
+    for _ in range(n):
+        members &= members - 1
+    return (members & -members).bit_length() - 1
+
+
+def _free_slides(cars: list[Car]) -> int:
+    """How far every car can slide, both ways, with the others where they are (summed)."""
+    occupied = sum(car_mask(car) for car in cars)
+    total = 0
+    for orientation, length, fixed, offset in cars:
+        low = offset
+        while low > 0 and not occupied & bit(cell_of(orientation, fixed, low - 1)):
+            low -= 1
+        high = offset
+        while high + length < SIZE and not occupied & bit(cell_of(orientation, fixed, high + length)):
+            high += 1
+        total += high - low
+    return total
+
+
+def _easy(cars: list[Car], length: int) -> ParkingState | None:
+    """The drawn board itself, if its optimum is exactly ``length``."""
+    state = _state(cars, [car[3] for car in cars])
+    solution = solve(state)
+    return state if solution is not None and solution.optimal_length == length else None
+
+
+def _cleared(cars: list[Car], targets: Targets, length: int, rng: np.random.Generator) -> ParkingState | None:
+    """A position of ``cars``' cluster with ``R`` in place whose optimum is exactly ``length``."""
+    search = Search(cars, held=(0,))
     layered = LayeredSearch(search)
-    red_slot = search.slots.index(0)
-    layers: list[Layer] = []
-    for _ in range(4):  # a goal position met later (R backed out and came back) restarts
-        frontier, before = to_layer(goals), EMPTY_LAYER
-        layers, count, late = [frontier], len(goals), []
-        while len(frontier[0]) and len(layers) <= depth_cap and count <= CLUSTER_CAP:
-            frontier, before = layered.expand(frontier, before), frontier
-            parked = np.flatnonzero(layered.offsets(frontier, red_slot) == goal)
-            if len(parked):
-                late = positions_of(frontier, parked.tolist())
-                break
-            if len(frontier[0]):
-                layers.append(frontier)
-                count += len(frontier[0])
-        if not late:
-            break
-        seen = dict.fromkeys((key for key, _ in goals), 0)
-        for key, _ in late:
-            seen[key] = 0
-        goals = goals + late
-        frontier_positions = late
-        while frontier_positions:
-            frontier_positions = expand(frontier_positions, others, seen, 0, 4 * GOAL_CAP - len(goals))
-            goals += frontier_positions
-            if len(goals) > 4 * GOAL_CAP:
-                return None
-    else:
+    layer = _clearing_layer(search, layered, length - targets.red_distance)
+    if layer is None:
         return None
-    deepest = len(layers) - 1
-    for depth in range(deepest, max(target, deepest - 2) - 1, -1):  # the deepest three layers
-        layer = layers[depth]
-        chosen = rng.choice(len(layer[0]), size=min(len(layer[0]), CANDIDATES), replace=False).tolist()
-        picks = [search.offsets(key) for key, _ in positions_of(layer, chosen)]
-        picks.sort(key=lambda o: abs(_blockers(exit_row, cars, o) - wanted[0]) + abs(SIZE - 2 - o[0] - wanted[1]))
-        for offsets in picks:
-            state = _state(exit_row, cars, offsets)
+    blockers = np.zeros(len(layer), dtype=np.int64)
+    red_end = cars[0][3] + 2
+    for j, i in enumerate(search.slots):
+        orientation, size, fixed, _ = cars[i]
+        if orientation == "v" and fixed >= red_end:
+            top = layered.offsets(layer, j).astype(np.int64)
+            blockers += (top <= EXIT_ROW) & (top + size > EXIT_ROW)
+    shuffled = rng.permutation(len(layer))
+    order = shuffled[np.argsort(np.abs(blockers[shuffled] - targets.blockers), kind="stable")]
+    for index in order[:CANDIDATES].tolist():
+        state = _state(cars, search.offsets(int(layer[index])))
+        try:
             solution = solve(state)
-            if solution is None or solution.optimal_length < target:
-                continue
-            for step in solution.answer[: solution.optimal_length - target]:
-                state = apply_step(state, step)  # type: ignore[assignment]
+        except SearchLimitError:
+            continue
+        if solution is not None and solution.optimal_length == length:
             return state
     return None
 
 
-def _blockers(exit_row: int, cars: list[Car], offsets: list[int]) -> int:
-    """How many cars stand in ``R``'s corridor (exit row, right of ``R``)."""
-    red_end = offsets[0] + cars[0][1]
-    count = 0
-    for (orientation, length, fixed, _), offset in zip(cars[1:], offsets[1:]):
-        if orientation == "v":
-            count += red_end <= fixed and offset <= exit_row < offset + length
-        else:
-            count += fixed == exit_row and offset >= red_end
-    return count
+def _clearing_layer(search: Search, layered: LayeredSearch, depth: int) -> np.ndarray | None:
+    """The positions of the held-``R`` cluster exactly ``depth`` slides from a clear corridor.
+
+    None when the cluster is looser than ``MAX_CLUSTER`` or holds no such position.
+    """
+    red_column = search.cars[0][3]
+    corridor = np.uint64(sum(bit((EXIT_ROW, column)) for column in range(red_column + 2, SIZE)))
+    try:
+        cluster = np.concatenate(list(layered.layers(np.array([search.key], dtype=np.uint64), MAX_CLUSTER)))
+        clear = cluster[(layered.occupancy(cluster) & corridor) == 0]
+        for distance, layer in enumerate(layered.layers(clear, MAX_CLUSTER)):
+            if distance == depth:
+                return layer
+    except SearchLimitError:
+        return None
+    return None
 
 
-def _state(exit_row: int, cars: list[Car], offsets: list[int]) -> ParkingState:
-    """The state of ``cars`` at ``offsets``; other ids go A, B, ... in reading order."""
+def _state(cars: list[Car], offsets: list[int]) -> ParkingState:
+    """The state of ``cars`` at ``offsets``; the other ids go B, C, ... in reading order (the authors' names)."""
     placed = [
         (cell_of(orientation, fixed, offset), length, orientation)
         for (orientation, length, fixed, _), offset in zip(cars, offsets)
     ]
     red = Vehicle(RED, *placed[0][0], placed[0][1], "h")
-    rest = sorted(placed[1:])
     vehicles = [
         Vehicle(vid, r, c, length, orientation)  # type: ignore[arg-type]
-        for vid, ((r, c), length, orientation) in zip(OTHER_IDS, rest)
+        for vid, ((r, c), length, orientation) in zip(OTHER_IDS, sorted(placed[1:]))
     ]
-    return ParkingState(exit_row, tuple(sorted(vehicles + [red], key=lambda v: v.id)))
+    return ParkingState(EXIT_ROW, tuple(sorted(vehicles + [red], key=lambda v: v.id)))

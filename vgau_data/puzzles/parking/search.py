@@ -1,27 +1,28 @@
 """The bit-board search engine behind parking's solver and generator.
 
-Kept apart from ``parking.py`` (rules, generation, prompts) because it is a different
-kind of code: a compact encoding tuned for breadth-first search over millions of
-positions, knowing nothing of vehicle ids, JSON or pictures.
+Kept apart from the rules, generation and prompts because it is a different kind of code:
+a compact encoding tuned for searches over millions of positions, knowing nothing of
+vehicle ids, JSON or pictures.
 
 Encoding:
     A *car* is ``(orientation, length, fixed, offset)``: ``fixed`` is the row of a
     horizontal car (the column of a vertical one) and ``offset`` the coordinate that
-    moves. Cars that can never move are found first (``mobile_cars``) and become walls. A
-    *position* is the int holding each mobile car's offset in 3 bits ("slot" j at bit
-    3j); the board occupancy is a 64-bit mask carried along with it, plus the always-set
-    bit 64 that stands for "off the board", so the legality of a slide is one AND.
+    moves. Cars that can never move are found first (``mobile_cars``) and become walls, as
+    do cars a search holds in place. A *position* is the int holding each mobile car's
+    offset in 3 bits ("slot" j at bit 3j); the board occupancy is a 64-bit mask carried
+    along with it, plus the always-set bit 64 that stands for "off the board", so the
+    legality of a slide is one AND.
 
-Two engines walk the same graph: ``expand`` (Python ints and a ``seen`` dict) for the small
-searches, and ``LayeredSearch`` (numpy arrays, one layer at a time) for the retrograde
-searches of the generator, whose layers run to thousands of positions. Both list a layer's
-positions in the same order: by position of the layer before, then slot, forward first.
+Three searches walk that graph: ``shortest_exit``, a plain forward breadth-first search
+(the reference every faster search is tested against); ``astar.fewest_slides``, the
+solver's A*; and ``LayeredSearch``, breadth-first layers over numpy arrays, for the
+generator's searches of whole clusters.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Final
 
 import numpy as np
@@ -34,6 +35,8 @@ SIZE: Final = 8
 Car = tuple[str, int, int, int]
 """``(orientation, length, fixed, offset)``."""
 OFF_BOARD: Final = 1 << (SIZE * SIZE)
+MAX_LAYERED_SLOTS: Final = 21
+"""Mobile cars a ``LayeredSearch`` packs into one 64-bit word (3 bits each)."""
 
 
 class SearchLimitError(VgauError, RuntimeError):
@@ -56,6 +59,11 @@ def bit(cell: tuple[int, int]) -> int:
     return 1 << (cell[0] * SIZE + cell[1])
 
 
+def car_mask(car: Car) -> int:
+    """The occupancy bits of a car's cells."""
+    return sum(bit(cell) for cell in car_cells(car))
+
+
 @functools.cache
 def _slide_table(orientation: str, length: int, fixed: int) -> tuple[tuple[int, int, int, int], ...]:
     """Per offset: (cell a forward slide enters, occupancy xor) and the same backward.
@@ -75,8 +83,8 @@ def _slide_table(orientation: str, length: int, fixed: int) -> tuple[tuple[int, 
     return tuple(table)
 
 
-def mobile_cars(cars: Sequence[Car]) -> list[int]:
-    """Indices of the cars that may ever move (a sound over-approximation).
+def mobile_cars(cars: Sequence[Car], held: Collection[int] = ()) -> list[int]:
+    """Indices of the cars that may ever move (a sound over-approximation); ``held`` cars never do.
 
     A car is mobile when a cell it could slide into is empty, or held by a mobile car
     that can leave that cell within its span (the offsets it can reach when only the
@@ -108,7 +116,7 @@ def mobile_cars(cars: Sequence[Car]) -> list[int]:
                     high += 1
                 spans[i] = (low, high)
         for i, (_, length, _, offset) in enumerate(cars):
-            if mobile[i]:
+            if mobile[i] or i in held:
                 continue
             base, step = lines[i]
             for position in (offset - 1, offset + length):
@@ -121,8 +129,8 @@ def mobile_cars(cars: Sequence[Car]) -> list[int]:
                     if span is None:
                         continue
                     r, c = divmod(cell, SIZE)
-                    held = c if cars[u][0] == "h" else r  # the cell's offset along u's line
-                    if not (span[0] < held - cars[u][1] + 1 or span[1] > held):
+                    along = c if cars[u][0] == "h" else r  # the cell's offset along u's line
+                    if not (span[0] < along - cars[u][1] + 1 or span[1] > along):
                         continue
                 mobile[i] = True
                 grew = True
@@ -130,54 +138,22 @@ def mobile_cars(cars: Sequence[Car]) -> list[int]:
     return [i for i in range(n) if mobile[i]]
 
 
-def independent_positions(cars: Sequence[Car], held: int) -> int:
-    """A lower bound on the positions reachable while car ``held`` stays put (cheap: no search).
-
-    Each other car's range is the offsets it reaches alone; cars whose ranges sweep
-    disjoint cells never block each other, so every combination of their offsets is
-    reachable, and the product of their range sizes is at most the true count.
-    """
-    occupied = 0
-    for car in cars:
-        for cell in car_cells(car):
-            occupied |= bit(cell)
-    swept_by_any, product = 0, 1
-    for i, (orientation, length, fixed, offset) in enumerate(cars):
-        if i == held:
-            continue
-        base, step = (fixed * SIZE, 1) if orientation == "h" else (fixed, SIZE)
-        low = offset
-        while low > 0 and not occupied >> (base + (low - 1) * step) & 1:
-            low -= 1
-        high = offset
-        while high + length < SIZE and not occupied >> (base + (high + length) * step) & 1:
-            high += 1
-        swept = sum(1 << (base + p * step) for p in range(low, high + length))
-        if high > low and not swept & swept_by_any:
-            swept_by_any |= swept
-            product *= high - low + 1
-    return product
-
-
 class Search:
-    """A board compiled for BFS: slide tables of its mobile cars and the start position.
+    """A board compiled for search: slide tables of its mobile cars and the start position.
 
     ``moves`` holds ``(shift, unit, slide table)`` per mobile car (slot), ``key`` the
-    start position and ``occupied`` its occupancy mask.
+    start position and ``occupied`` its occupancy mask. Cars in ``held`` stay where they
+    are, like walls (the generator holds ``R`` to search the cars around it).
     """
 
     __slots__ = ("cars", "key", "moves", "occupied", "slots")
 
-    def __init__(self, cars: Sequence[Car]) -> None:
+    def __init__(self, cars: Sequence[Car], held: Collection[int] = ()) -> None:
         self.cars = list(cars)
-        self.slots = mobile_cars(cars)
+        self.slots = mobile_cars(cars, held)
         self.moves = [(3 * j, 1 << 3 * j, _slide_table(*cars[i][:3])) for j, i in enumerate(self.slots)]
         self.key = sum(cars[i][3] << 3 * j for j, i in enumerate(self.slots))
-        occupied = OFF_BOARD
-        for car in cars:
-            for cell in car_cells(car):
-                occupied |= bit(cell)
-        self.occupied = occupied
+        self.occupied = OFF_BOARD | sum(car_mask(car) for car in cars)
 
     def offsets(self, key: int) -> list[int]:
         """Every car's offset in the position ``key``."""
@@ -187,127 +163,109 @@ class Search:
         return offsets
 
 
-def expand(
-    frontier: list[tuple[int, int]], moves: list, seen: dict[int, int], depth: int, limit: int = 1 << 62
-) -> list[tuple[int, int]]:
-    """One BFS layer: every unseen neighbour of ``frontier``, recorded in ``seen`` at ``depth``.
-
-    Stops early, with a partial layer, once it holds more than ``limit`` positions (a caller
-    that drops boards past a size cap knows enough by then).
-    """
-    layer: list[tuple[int, int]] = []
-    append = layer.append
-    for key, occupied in frontier:
-        for shift, unit, table in moves:
-            head, head_xor, tail, tail_xor = table[(key >> shift) & 7]
-            if not occupied & head:
-                new = key + unit
-                if new not in seen:
-                    seen[new] = depth
-                    append((new, occupied ^ head_xor))
-            if not occupied & tail:
-                new = key - unit
-                if new not in seen:
-                    seen[new] = depth
-                    append((new, occupied ^ tail_xor))
-        if len(layer) > limit:
-            break
-    return layer
-
-
-Layer = tuple[np.ndarray, np.ndarray, np.ndarray]
-"""A BFS layer as uint64 arrays ``(low, high, occupied)``: a position's slots 0-20 in ``low``,
-the rest in ``high`` (the int key is ``low | high << 63``), and its occupancy without the
-off-board bit."""
-LOW_SLOTS: Final = 21
-"""Slots packed in the low 63 bits of a layer's ``low`` word; dense boards have up to 26."""
-_LOW_MASK: Final = (1 << 3 * LOW_SLOTS) - 1
-EMPTY_LAYER: Final[Layer] = (np.zeros(0, dtype=np.uint64),) * 3
-"""The layer before the first."""
-
-
-def to_layer(positions: Sequence[tuple[int, int]]) -> Layer:
-    """``(key, occupied)`` positions as a ``Layer``."""
-    return (
-        np.array([key & _LOW_MASK for key, _ in positions], dtype=np.uint64),
-        np.array([key >> 3 * LOW_SLOTS for key, _ in positions], dtype=np.uint64),
-        np.array([occupied & ~OFF_BOARD for _, occupied in positions], dtype=np.uint64),
-    )
-
-
-def positions_of(layer: Layer, indices: Sequence[int]) -> list[tuple[int, int]]:
-    """The ``(key, occupied)`` positions at ``indices`` of a layer."""
-    low, high, occupied = layer
-    return [(int(low[i]) | int(high[i]) << 3 * LOW_SLOTS, int(occupied[i]) | OFF_BOARD) for i in indices]
-
-
 class LayeredSearch:
-    """Breadth-first layers of a ``Search`` over numpy arrays.
+    """Breadth-first layers of a ``Search`` over numpy arrays of positions.
 
-    ``expand(layer, before)`` gives the same positions in the same order as ``expand`` with
-    a ``seen`` that holds every earlier layer: slides are reversible, so a neighbour of
-    layer d lies in layer d-1, d or d+1, and only ``before`` (d-1) and ``layer`` (d) need
-    checking. Duplicates keep their first occurrence (a stable sort), so layers, and what a
-    generator draws from them, do not depend on the engine.
+    A layer is a sorted array of distinct uint64 positions. Slides are reversible, so a
+    neighbour of layer d lies in layer d-1, d or d+1, and ``expand(layer, before)`` only
+    checks the layer and the one ``before`` it. Occupancy is recomputed from the offsets
+    (one lookup per car), not carried along. Layers are sorted, so what a generator draws
+    from them depends only on the board.
     """
 
-    __slots__ = ("_delta_high", "_delta_low", "_flip", "_low", "_shift_high", "_shift_low", "_blocked", "_slots")
+    __slots__ = ("_slots", "_walls")
 
     def __init__(self, search: Search) -> None:
-        tables = [table for _, _, table in search.moves]
-        n = len(tables)
-        self._slots = n
-        self._low = min(n, LOW_SLOTS)
-        self._shift_low = np.array([3 * j for j in range(self._low)], dtype=np.uint64)
-        self._shift_high = np.array([3 * (j - LOW_SLOTS) for j in range(self._low, n)], dtype=np.uint64)
-        unit_low = np.array([1 << 3 * j if j < LOW_SLOTS else 0 for j in range(n)], dtype=np.uint64)
-        unit_high = np.array([0 if j < LOW_SLOTS else 1 << 3 * (j - LOW_SLOTS) for j in range(n)], dtype=np.uint64)
-        self._delta_low = np.stack((unit_low, -unit_low), axis=1)  # (slot, forward/backward), mod 2**64
-        self._delta_high = np.stack((unit_high, -unit_high), axis=1)
-        everything = (1 << 64) - 1  # an off-board cell: the board always holds R, so this never passes
-        self._blocked = np.array(
-            [[[everything if head & OFF_BOARD else head, everything if tail & OFF_BOARD else tail]
-              for head, _, tail, _ in table] for table in tables],
-            dtype=np.uint64,
-        ).reshape(n * 8, 2)  # row: slot * 8 + offset
-        self._flip = np.array(
-            [[[head_xor, tail_xor] for _, head_xor, _, tail_xor in table] for table in tables], dtype=np.uint64
-        ).reshape(n * 8, 2)
+        n = len(search.slots)
+        if n > MAX_LAYERED_SLOTS:
+            raise VgauError(f"a layered search packs at most {MAX_LAYERED_SLOTS} mobile cars, got {n}")
+        everything = (1 << 64) - 1  # an off-board cell: never free
+        slots = []
+        for j, i in enumerate(search.slots):
+            orientation, length, fixed, _ = search.cars[i]
+            table = _slide_table(orientation, length, fixed)
+            heads = np.array([everything if head & OFF_BOARD else head for head, _, _, _ in table], dtype=np.uint64)
+            tails = np.array([everything if tail & OFF_BOARD else tail for _, _, tail, _ in table], dtype=np.uint64)
+            cells = np.array(
+                [car_mask((orientation, length, fixed, offset)) if offset + length <= SIZE else 0 for offset in range(8)],
+                dtype=np.uint64,
+            )
+            slots.append((np.uint64(3 * j), np.uint64(1 << 3 * j), heads, tails, cells))
+        self._slots = tuple(slots)
+        moving = set(search.slots)
+        self._walls = np.uint64(sum(car_mask(car) for i, car in enumerate(search.cars) if i not in moving))
 
-    def offsets(self, layer: Layer, slot: int) -> np.ndarray:
+    def offsets(self, layer: np.ndarray, slot: int) -> np.ndarray:
         """The offset of ``slot`` in every position of ``layer``."""
-        word, shift = (layer[0], 3 * slot) if slot < LOW_SLOTS else (layer[1], 3 * (slot - LOW_SLOTS))
-        return (word >> np.uint64(shift)) & np.uint64(7)
+        return (layer >> np.uint64(3 * slot)) & np.uint64(7)
 
-    def expand(self, layer: Layer, before: Layer) -> Layer:
+    def occupancy(self, layer: np.ndarray) -> np.ndarray:
+        """The occupied cells of every position of ``layer`` (without the off-board bit)."""
+        return self._occupancy(layer, self._all_offsets(layer))
+
+    def _all_offsets(self, layer: np.ndarray) -> list[np.ndarray]:
+        seven = np.uint64(7)
+        return [((layer >> shift) & seven).astype(np.intp) for shift, _, _, _, _ in self._slots]
+
+    def _occupancy(self, layer: np.ndarray, offsets: list[np.ndarray]) -> np.ndarray:
+        occupied = np.full(len(layer), self._walls, dtype=np.uint64)
+        for (_, _, _, _, cells), offset in zip(self._slots, offsets):
+            occupied |= cells[offset]
+        return occupied
+
+    def expand(self, layer: np.ndarray, before: np.ndarray) -> np.ndarray:
         """The next layer after ``layer``, whose own previous layer is ``before``."""
-        low, high, occupied = layer
-        offsets = np.empty((len(low), self._slots), dtype=np.uint64)
-        offsets[:, : self._low] = (low[:, None] >> self._shift_low) & np.uint64(7)
-        offsets[:, self._low :] = (high[:, None] >> self._shift_high) & np.uint64(7)
-        rows = (offsets + np.arange(0, 8 * self._slots, 8, dtype=np.uint64)).astype(np.intp)
-        free = (self._blocked[rows] & occupied[:, None, None]) == 0  # (position, slot, forward/backward)
-        source, slot, backward = np.nonzero(free)  # C order: the order ``expand`` appends in
-        new_low = low[source] + self._delta_low[slot, backward]
-        new_high = high[source] + self._delta_high[slot, backward]
-        new_occupied = occupied[source] ^ self._flip[rows[source, slot], backward]
-        earlier = len(before[0]) + len(low)
-        all_low = np.concatenate((before[0], low, new_low))
-        all_high = np.concatenate((before[1], high, new_high))
-        order = np.lexsort((all_low, all_high))  # stable: earlier copies of a key come first
-        sorted_low, sorted_high = all_low[order], all_high[order]
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = (sorted_low[1:] != sorted_low[:-1]) | (sorted_high[1:] != sorted_high[:-1])
-        keep = order[first]
-        keep = np.sort(keep[keep >= earlier]) - earlier
-        return new_low[keep], new_high[keep], new_occupied[keep]
+        offsets = self._all_offsets(layer)
+        occupied = self._occupancy(layer, offsets)
+        children = []
+        for (_, unit, heads, tails, _), offset in zip(self._slots, offsets):
+            children.append(layer[(heads[offset] & occupied) == 0] + unit)
+            children.append(layer[(tails[offset] & occupied) == 0] - unit)
+        distinct = _distinct(np.concatenate(children))
+        return distinct[~(_members(distinct, layer) | _members(distinct, before))]
+
+    def layers(self, sources: np.ndarray, max_states: int) -> Iterator[np.ndarray]:
+        """The breadth-first layers from ``sources`` (any positions), the sources first.
+
+        Raises:
+            SearchLimitError: once the layers so far hold more than ``max_states`` positions.
+        """
+        layer, before = _distinct(sources.astype(np.uint64)), np.zeros(0, dtype=np.uint64)
+        count = 0
+        while len(layer):
+            count += len(layer)
+            if count > max_states:
+                raise SearchLimitError(f"parking layers: more than {max_states} positions")
+            yield layer
+            layer, before = self.expand(layer, before), layer
 
 
-def shortest_exit(search: Search, red: int, exit_cell: tuple[int, int], max_states: int) -> list[tuple[int, bool]] | None:
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (``np.unique`` hashes uint64 about 50x slower than this sort)."""
+    ordered = np.sort(values)
+    keep = np.ones(len(ordered), dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
+
+
+def _members(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """Which of ``values`` occur in the sorted array ``sorted_keys``."""
+    if not len(sorted_keys):
+        return np.zeros(len(values), dtype=bool)
+    index = np.minimum(np.searchsorted(sorted_keys, values), len(sorted_keys) - 1)
+    return sorted_keys[index] == values
+
+
+def shortest_exit(
+    search: Search, red: int, exit_cell: tuple[int, int], max_states: int
+) -> tuple[list[tuple[int, bool]] | None, int]:
     """The fewest slides that bring car ``red`` (horizontal) to the last column, by forward BFS.
 
-    Returns the slides as ``(car index, forward)`` pairs, ``[]`` when the car is already
-    there, or None when no sequence of slides gets it there.
+    The plain exhaustive search, kept as the reference the solver's A* is tested against.
+
+    Returns ``(slides, states)``: the slides as ``(car index, forward)`` pairs (``[]`` when
+    the car is already there, None when no sequence of slides gets it there) and the
+    positions met.
 
     Raises:
         SearchLimitError: when more than ``max_states`` positions were met first.
@@ -315,9 +273,9 @@ def shortest_exit(search: Search, red: int, exit_cell: tuple[int, int], max_stat
     length, offset = search.cars[red][1], search.cars[red][3]
     goal = SIZE - length
     if offset == goal:
-        return []
+        return [], 1
     if red not in search.slots:
-        return None
+        return None, 1
     shift = 3 * search.slots.index(red)
     exit_bit = bit(exit_cell)
     last = goal - 1  # the car's offset one slide before the goal
@@ -330,7 +288,7 @@ def shortest_exit(search: Search, red: int, exit_cell: tuple[int, int], max_stat
         for key, occupied in frontier:
             if (key >> shift) & 7 == last and not occupied & exit_bit:
                 parent[key + (1 << shift)] = key
-                return _slides(parent, key + (1 << shift), search)
+                return trace_slides(parent, key + (1 << shift), search), len(parent)
             for slot_shift, unit, table in moves:
                 head, head_xor, tail, tail_xor = table[(key >> slot_shift) & 7]
                 if not occupied & head:
@@ -346,10 +304,11 @@ def shortest_exit(search: Search, red: int, exit_cell: tuple[int, int], max_stat
         if len(parent) > max_states:
             raise SearchLimitError(f"parking solve: more than {max_states} positions; board too loose")
         frontier = layer
-    return None
+    return None, len(parent)
 
 
-def _slides(parent: dict[int, int], key: int, search: Search) -> list[tuple[int, bool]]:
+def trace_slides(parent: dict[int, int], key: int, search: Search) -> list[tuple[int, bool]]:
+    """The slides from the start to ``key`` along ``parent`` links (the start's parent is -1)."""
     slides: list[tuple[int, bool]] = []
     while parent[key] >= 0:
         before = parent[key]

@@ -12,8 +12,10 @@ from vgau_data.puzzles.base import Direction, canonical_json
 from vgau_data.puzzles.parking.search import SIZE
 
 RED: Final = "R"
-OTHER_IDS: Final = tuple(ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch != RED)
-"""Names of the other vehicles, at most 25 of them."""
+OTHER_IDS: Final = tuple(ch for ch in "BCDEFGHIJKLMNOPQSTUVWXYZA")
+"""Names of the other vehicles in the order a generated board uses them, at most 25: from
+``B``, as the authors name theirs (their prompts' example move is car ``A``, on no board),
+``A`` last."""
 
 
 Orientation = Literal["h", "v"]
