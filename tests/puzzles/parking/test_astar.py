@@ -51,7 +51,9 @@ def _boards(count: int, seed: int) -> list[list]:
         difficulty = ("easy", "medium", "hard")[index % 3]
         cars = None
         while cars is None:
-            cars = _board(_targets(difficulty, get_family("parking").slot(difficulty, index)), TIGHTNESS[difficulty], rng)
+            cars = _board(
+                _targets(difficulty, get_family("parking").slot(difficulty, index)), TIGHTNESS[difficulty], rng
+            )
         boards.append(cars)
     return boards
 

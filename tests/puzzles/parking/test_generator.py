@@ -73,7 +73,9 @@ def test_board__meets_its_targets(difficulty) -> None:
     assert drawn == 8
 
 
-@pytest.mark.parametrize(("difficulty", "indices"), [("easy", range(0, 20, 3)), ("medium", range(0, 30, 6)), ("hard", (0, 3))])
+@pytest.mark.parametrize(
+    ("difficulty", "indices"), [("easy", range(0, 20, 3)), ("medium", range(0, 30, 6)), ("hard", (0, 3))]
+)
 def test_generate__rows_built_to_their_slot_and_targets(difficulty, indices) -> None:
     for index in indices:
         slot = SPEC.slot(difficulty, index)

@@ -23,7 +23,8 @@ from vgau_data.puzzles.parking.search import SIZE, Search, SearchLimitError, bit
 UNREACHABLE: Final = (1 << 16) - 1
 """The bound of a position from which ``R`` can never leave (a blocker walled in); also
 past the slides a position's record holds (16 bits)."""
-_SLIDES: Final = UNREACHABLE
+_SLIDES_MASK: Final = UNREACHABLE
+"""The bits of a position's record that hold its slides."""
 
 Options = tuple[tuple[int, int], ...]
 """A blocker's ways out of the exit row: ``(slides it needs, cells it slides into)`` each."""
@@ -61,8 +62,7 @@ class CorridorBound:
             best = UNREACHABLE
             for slides, cells in ways:
                 cost = slides + (occupied & cells).bit_count()
-                if cost < best:
-                    best = cost
+                best = min(best, cost)
             if best == UNREACHABLE:
                 return UNREACHABLE
             total += best
@@ -83,7 +83,9 @@ def _ways_out(length: int, column: int, top: int, exit_row: int, walls: int) -> 
     return tuple((slides, cells) for slides, cells in ways if not cells & walls)
 
 
-def fewest_slides(search: Search, red: int, exit_row: int, max_states: int) -> tuple[list[tuple[int, bool]] | None, int]:
+def fewest_slides(
+    search: Search, red: int, exit_row: int, max_states: int
+) -> tuple[list[tuple[int, bool]] | None, int]:
     """A shortest answer for car ``red`` (horizontal, on ``exit_row``), by A* with ``CorridorBound``.
 
     Returns ``(slides, states)``: the slides as ``(car index, forward)`` pairs (``[]`` when
@@ -105,7 +107,12 @@ def fewest_slides(search: Search, red: int, exit_row: int, max_states: int) -> t
     best = {start: 0}  # position -> (the position before it) << 16 | fewest slides found so far
     buckets: list[list[tuple[int, int, int]]] = [[] for _ in range(first + 1)]
     buckets[first].append((start, search.occupied, 0))
-    red_shift, goal, moves, estimate = bound.red_shift, bound.goal, search.moves, bound.estimate
+    red_shift, goal, estimate = bound.red_shift, bound.goal, bound.estimate
+    slides = [  # each car's slide forward and back: (shift, key change, per offset (cell entered, occupancy flip))
+        (shift, sign * unit, tuple((entry[side], entry[side + 1]) for entry in table))
+        for shift, unit, table in search.moves
+        for sign, side in ((1, 0), (-1, 2))
+    ]
     f = first
     while f < len(buckets):
         bucket = buckets[f]
@@ -113,33 +120,24 @@ def fewest_slides(search: Search, red: int, exit_row: int, max_states: int) -> t
             f += 1
             continue
         key, occupied, g = bucket.pop()  # the latest first: ties go deep
-        if best[key] & _SLIDES < g:
+        if best[key] & _SLIDES_MASK < g:
             continue  # a shorter way here was found after this entry was queued
         if (key >> red_shift) & 7 == goal:
             return _trace(best, key, start, search), len(best)
         g += 1
-        for shift, unit, table in moves:
-            head, head_flip, tail, tail_flip = table[(key >> shift) & 7]
-            if not occupied & head:
-                new = key + unit
-                if best.get(new, _SLIDES) & _SLIDES > g:
-                    after = occupied ^ head_flip
-                    total = g + estimate(new, after)
-                    if total < UNREACHABLE:
-                        best[new] = key << 16 | g
-                        while len(buckets) <= total:
-                            buckets.append([])
-                        buckets[total].append((new, after, g))
-            if not occupied & tail:
-                new = key - unit
-                if best.get(new, _SLIDES) & _SLIDES > g:
-                    after = occupied ^ tail_flip
-                    total = g + estimate(new, after)
-                    if total < UNREACHABLE:
-                        best[new] = key << 16 | g
-                        while len(buckets) <= total:
-                            buckets.append([])
-                        buckets[total].append((new, after, g))
+        for shift, step, table in slides:
+            enter, flip = table[(key >> shift) & 7]
+            if occupied & enter:
+                continue
+            new = key + step
+            if best.get(new, _SLIDES_MASK) & _SLIDES_MASK > g:
+                after = occupied ^ flip
+                total = g + estimate(new, after)
+                if total < UNREACHABLE:
+                    best[new] = key << 16 | g
+                    while len(buckets) <= total:
+                        buckets.append([])
+                    buckets[total].append((new, after, g))
         if len(best) > max_states:
             raise SearchLimitError(f"parking solve: more than {max_states} positions; board too loose")
     return None, len(best)

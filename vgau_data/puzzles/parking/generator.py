@@ -32,7 +32,6 @@ from vgau_data.puzzles.parking.search import (
     Search,
     SearchLimitError,
     bit,
-    car_cells,
     car_mask,
     cell_of,
 )

@@ -187,7 +187,10 @@ class LayeredSearch:
             heads = np.array([everything if head & OFF_BOARD else head for head, _, _, _ in table], dtype=np.uint64)
             tails = np.array([everything if tail & OFF_BOARD else tail for _, _, tail, _ in table], dtype=np.uint64)
             cells = np.array(
-                [car_mask((orientation, length, fixed, offset)) if offset + length <= SIZE else 0 for offset in range(8)],
+                [
+                    car_mask((orientation, length, fixed, offset)) if offset + length <= SIZE else 0
+                    for offset in range(8)
+                ],
                 dtype=np.uint64,
             )
             slots.append((np.uint64(3 * j), np.uint64(1 << 3 * j), heads, tails, cells))
