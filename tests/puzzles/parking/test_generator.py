@@ -18,6 +18,7 @@ from vgau_data.puzzles.parking.generator import (
     EXIT_ROW,
     LENGTH_MIX,
     TIGHTNESS,
+    VEHICLE_RANGE,
     _board,
     _free_slides,
     _targets,
@@ -40,8 +41,13 @@ def test_targets__average_the_authors_figures_over_a_bucket(difficulty) -> None:
     assert statistics.fmean(t.vertical for t in rows) == pytest.approx(authors["vertical"], rel=0.1)
     assert statistics.fmean(t.blockers for t in rows) == pytest.approx(authors["blockers"], rel=0.1)
     assert statistics.fmean(t.red_distance for t in rows) == pytest.approx(authors["red_distance"], rel=0.05)
+    fewest, most = VEHICLE_RANGE[difficulty]
     for t in rows:
         assert t.trucks <= t.others and t.blockers <= min(t.vertical, t.red_distance) <= t.others
+        assert fewest <= 1 + t.others <= most
+    by_length = sorted((SPEC.slot(difficulty, i).length, 1 + t.others) for i, t in enumerate(rows))
+    half = len(rows) // 2
+    assert statistics.fmean(v for _, v in by_length[half:]) > statistics.fmean(v for _, v in by_length[:half])
 
 
 def test_length_mix__the_authors_histogram_up_to_their_longest_row() -> None:

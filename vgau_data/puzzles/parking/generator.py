@@ -61,6 +61,15 @@ MAX_ATTEMPTS: Final = 5000
 """Boards drawn per row; the deepest rows need a few hundred."""
 _SPREAD: Final = 3
 """Integer targets vary over this many values across a bucket's rows (mean preserved)."""
+BLOCKER_SPREAD: Final[dict[str, int]] = {"easy": 1, "medium": _SPREAD, "hard": 1}
+"""How many blocker counts a bucket's rows take: the authors' hard boards have 3 or 4
+(49 of 50), their medium ones 2 to 5."""
+VEHICLE_RANGE: Final[dict[str, tuple[int, int]]] = {"easy": (5, 7), "medium": (8, 10), "hard": (11, 14)}
+"""The fewest and most vehicles on the authors' boards of each bucket."""
+VEHICLES_PER_SLIDE: Final[dict[str, float]] = {"easy": 0.38, "medium": 0.22, "hard": 0.2}
+"""Vehicles more per slide of optimum within a bucket: the authors' slope in easy and
+medium; in hard (theirs: 0.03) longer rows get more, because deep positions are rare on
+boards with few vehicles (none at 31-34 slides in 28 boards of 11 vehicles)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +119,9 @@ def _targets(difficulty: str, slot: Slot) -> Targets:
     """The authors' bucket means as one row's integers, spread by the slot's quantile.
 
     Each figure takes its own low-discrepancy stream (the quantile times a different
-    integer), so a bucket's rows average the authors' figure and the figures vary apart.
+    integer), so a bucket's rows average the authors' figure and the figures vary apart;
+    vehicles also rise with the row's optimum (``VEHICLES_PER_SLIDE``), within the
+    authors' range.
     Easy rows put one blocker on half the rows of 4 and 5 slides (the authors' 5 of 20);
     their ``R`` drives the rest of the optimum.
     """
@@ -119,14 +130,18 @@ def _targets(difficulty: str, slot: Slot) -> Targets:
     def spread(mean: float, stream: int, width: int = _SPREAD) -> int:
         return int(np.floor(mean - width / 2 + width * ((slot.quantile * stream) % 1.0) + 0.5))
 
-    others = spread(means["vehicles"] - 1, 1)
+    mix = LENGTH_MIX[difficulty]
+    mean_length = sum(length * rows for length, rows in mix.items()) / sum(mix.values())
+    fewest, most = VEHICLE_RANGE[difficulty]
+    vehicles = means["vehicles"] + VEHICLES_PER_SLIDE[difficulty] * (slot.length - mean_length)
+    others = min(most, max(fewest, spread(vehicles, 1, 2))) - 1
     trucks = min(others, max(0, spread(means["trucks"] * others / (means["vehicles"] - 1), 2, 1)))
     vertical = min(others, max(0, spread(means["vertical"] * others / (means["vehicles"] - 1), 3, 1)))
     if difficulty == "easy":
         blockers = int(slot.length >= 4 and (slot.quantile * 5) % 1.0 < 0.5)
         return Targets(others, trucks, max(vertical, blockers), blockers, slot.length - blockers)
     red_distance = min(SIZE - 2, spread(means["red_distance"], 7, 1))
-    blockers = min(vertical, red_distance, spread(means["blockers"], 5))
+    blockers = min(vertical, red_distance, spread(means["blockers"], 5, BLOCKER_SPREAD[difficulty]))
     return Targets(others, trucks, vertical, blockers, red_distance)
 
 
@@ -166,9 +181,9 @@ def _board(targets: Targets, tightness: int, rng: np.random.Generator) -> list[C
     """A random board meeting ``targets`` (``R`` is ``cars[0]``), or None when it is too loose.
 
     ``R`` stands ``targets.red_distance`` cells from the exit; ``targets.blockers``
-    vertical cars cross the exit row in distinct columns of its corridor; the other cars
-    go anywhere else they fit (nothing else in the corridor), one kind at a time in a
-    random order.
+    vertical cars cross the exit row in distinct columns of its corridor; then the other
+    cars, in a random order, each at a random free placement of its kind outside the
+    corridor.
     """
     red_column = SIZE - 2 - targets.red_distance
     red: Car = ("h", 2, EXIT_ROW, red_column)
@@ -186,7 +201,7 @@ def _board(targets: Targets, tightness: int, rng: np.random.Generator) -> list[C
         kind = _KINDS[kinds[i], lengths[i]]
         if i in first:  # it crosses the exit row in its own column: the one corridor cell it takes
             crossing = kind & _CROSSING[columns[first.index(i)]]
-            choices = sum(1 << j for j in _members(crossing) if not _PLACEMENTS[j][1] & occupied)
+            choices = sum(1 << j for j in _bits(crossing) if not _PLACEMENTS[j][1] & occupied)
         else:
             choices = kind & free
         if not choices:
@@ -198,7 +213,7 @@ def _board(targets: Targets, tightness: int, rng: np.random.Generator) -> list[C
     return cars if _free_slides(cars) <= tightness else None
 
 
-def _members(members: int) -> list[int]:
+def _bits(members: int) -> list[int]:
     """The indices of the set bits of ``members``, lowest first."""
     indices = []
     while members:
