@@ -10,8 +10,8 @@ vertical car standing in its corridor (the exit row, right of ``R``) has to leav
 up or down, by at least the cells that direction needs; every cell it must slide into that
 another car holds now must be vacated by that car, one slide per cell (a slide frees one
 cell). Blockers stand in different columns, so those cells are all different and no slide
-is counted twice. One slide changes the bound by at most one down, so it is consistent:
-a position is expanded once, at its true distance.
+is counted twice; a way through an immobile car is no way. One slide lowers the bound by
+one at most, so it is consistent: a position is expanded once, at its true distance.
 """
 
 from __future__ import annotations
