@@ -1,7 +1,7 @@
 """A* over the bit-board: the solver's exact search for sparse boards.
 
 Plain breadth-first search meets every position nearer than the optimum; on the authors'
-sparse boards (6-14 vehicles) that is up to millions. A* with an admissible, consistent
+sparse boards (5-14 vehicles) that is up to millions. A* with an admissible, consistent
 bound meets only the positions that bound cannot rule out, and still returns a shortest
 answer (``tests/puzzles/parking/test_astar.py`` checks it against ``search.shortest_exit``).
 

@@ -1,6 +1,6 @@
 """Boards built like the authors': sparse and tight around ``R`` on row 3, searched whole.
 
-The authors' boards (``structure.AUTHORS``) hold 6-14 vehicles, rising with difficulty,
+The authors' boards (``structure.AUTHORS``) hold 5-14 vehicles, rising with difficulty,
 with the exit on row 3 in every record. Their hard boards are jammed: each vehicle has
 about one free slide on average. So each row here is:
 
