@@ -21,6 +21,9 @@ MAX_ANSWER_CHARS = 16_000_000
 under a million characters), it bounds the time and memory one answer can cost."""
 MAX_PAYLOAD_CHARS = 200_000
 """Longest tagged payload read; the longest honest answer is a few kilobytes."""
+MAX_ANSWER_STEPS = 1000
+"""Most steps an answer may have; longer is ``bad_format`` (the longest honest answer has 39), so
+replaying a hostile answer costs at most this many steps."""
 MAX_DEPTH = 16
 """Deepest nesting accepted; every answer format nests at most 4 levels."""
 MAX_NUMBER_CHARS = 24

@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from vgau_data.answers import answer_text, last_step_value, last_tagged, load_lenient, step_text
+from vgau_data.answers import MAX_ANSWER_STEPS, answer_text, last_step_value, last_tagged, load_lenient, step_text
 from vgau_data.puzzles.base import AnswerError, canonical_json, parse_direction
 from vgau_data.puzzles.parking.state import Step
 
-MAX_ANSWER_STEPS: Final = 1000
 ANSWER_TAG: Final = "ANSWER_JSON"
 
 

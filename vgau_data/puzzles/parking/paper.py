@@ -10,11 +10,12 @@ than ours (``PAPER_MAX_STATES``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from vgau_data.errors import PaperDataError
 from vgau_data.puzzles.paper_records import (
+    THEIR_DIFFICULTY,
     PaperFormat,
     PaperRecord,
     _get,
@@ -28,7 +29,7 @@ from vgau_data.puzzles.paper_records import (
     where,
 )
 from vgau_data.puzzles.parking.solver import solve
-from vgau_data.puzzles.parking.state import SIZE
+from vgau_data.puzzles.parking.state import SIZE, ParkingState, Step
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -61,6 +62,22 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     )
 
 
+def write_record(state: ParkingState, answer: Sequence[Step], level: str, index: int) -> tuple[dict[str, Any], None]:
+    """Our board as one record of their manifest (their exit row counts from 1)."""
+    cars = [{"id": v.id, "orientation": v.orientation.upper(), "length": v.length, "row": v.row, "col": v.col}
+            for v in state.vehicles]  # fmt: skip
+    return {
+        "task_id": f"parking_exit_{index:03d}",
+        "image_path": f"images/parking_exit_{index:04d}.png",
+        "grid_size": state.size,
+        "exit_row": state.exit_row + 1,
+        "difficulty": THEIR_DIFFICULTY[level],
+        "cars": cars,
+        "optimal_steps": len(answer),
+        "solution": [{"car": car, "direction": direction} for car, direction in answer],
+    }, None
+
+
 PAPER_MAX_STATES: Final = 16_000_000
 """The authors' hard parking boards are looser than ours: parking_exit_061 meets more than
 the default 3M positions before its optimum (22); it needs about 12M (0.6 GB, 25 s)."""
@@ -69,6 +86,7 @@ PAPER = PaperFormat(
     "image_path",
     "task_id",
     read_record,
+    write_record,
     solve=functools.partial(solve, max_states=PAPER_MAX_STATES),
 )
 """Where the authors' parking records are and how one is read."""

@@ -1,0 +1,65 @@
+"""The answer ``<answer_json>[[r,c],...]</answer_json>`` (the cells pressed) and one step ``<STEP_JSON>[r,c]</STEP_JSON>``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from vgau_data.answers import (
+    MAX_ANSWER_STEPS,
+    MAX_PAYLOAD_CHARS,
+    answer_text,
+    last_step_value,
+    last_tagged,
+    load_lenient,
+    step_text,
+)
+from vgau_data.puzzles.base import AnswerError, Cell, canonical_json
+
+ANSWER_TAG = "answer_json"
+
+
+def _cell(value: Any) -> Cell:
+    if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)):
+        raise AnswerError("bad_format", f"a press is [r, c] with integers, got {value!r:.40}")
+    return (value[0], value[1])
+
+
+def parse_answer(text: str) -> tuple[Cell, ...]:
+    """The cells of the last ``<answer_json>`` list in ``text``.
+
+    Example:
+        >>> parse_answer("press these: <ANSWER_JSON>[[0, 1], [2, 2],]</answer_json>")
+        ((0, 1), (2, 2))
+    """
+    payload = last_tagged(answer_text(text), ANSWER_TAG)
+    if payload is None:
+        raise AnswerError("no_answer", f"no <{ANSWER_TAG}>...</{ANSWER_TAG}>")
+    if len(payload) > MAX_PAYLOAD_CHARS:
+        raise AnswerError("bad_format", f"payload of {len(payload)} characters")
+    value = load_lenient(payload)
+    if not isinstance(value, list):
+        raise AnswerError("bad_format", "the answer must be a list of cells")
+    if len(value) > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{len(value)} presses (at most {MAX_ANSWER_STEPS})")
+    return tuple(_cell(item) for item in value)
+
+
+def answer_payload(answer: Sequence[Cell]) -> str:
+    """The JSON list of pressed cells (the ``solution`` column)."""
+    return canonical_json([[int(r), int(c)] for r, c in answer])
+
+
+def format_answer(answer: Sequence[Cell]) -> str:
+    """The full answer text, tags included."""
+    return f"<{ANSWER_TAG}>{answer_payload(answer)}</{ANSWER_TAG}>"
+
+
+def parse_step(text: str) -> Cell:
+    """The cell in the last ``<STEP_JSON>[r,c]</STEP_JSON>`` of a reply."""
+    return _cell(last_step_value(text))
+
+
+def format_step(step: Cell) -> str:
+    """One press in the per-turn format."""
+    return step_text([int(step[0]), int(step[1])])
