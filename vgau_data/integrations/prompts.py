@@ -9,18 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from vgau_data.protocols import is_interactive
 
-def is_interactive(protocol: str) -> bool:
-    """Whether ``protocol`` steps an environment turn by turn (``oracle_vcot``, ``oracle_aug_vcot``).
-
-    Example:
-        >>> is_interactive("oracle_vcot"), is_interactive("text_cot")
-        (True, False)
-    """
-    from vgau_data.runners.protocols import protocol_class
-    from vgau_data.runners.protocols.interactive import InteractiveEpisode
-
-    return issubclass(protocol_class(protocol), InteractiveEpisode)
+__all__ = ["first_message", "is_interactive", "protocol_episode"]
 
 
 def protocol_episode(row: Mapping[str, Any], protocol: str) -> Any:
