@@ -526,3 +526,9 @@ def test_spec__declares_every_capability() -> None:
 def test_buckets__are_spec_section_2s() -> None:
     """SPEC §2's optimal-length ranges (``check_family`` checks that ``bucket_of`` follows them)."""
     assert dict(SPEC.buckets) == {"easy": (2, 5), "medium": (8, 14), "hard": (18, 25)}
+
+
+def test_structure__the_authors_figures_leave_out_only_the_road() -> None:
+    """Their path records hold no walls (those are only in the images), so their means have no road count."""
+    keys = {stat.key for stat in SPEC.structure.statistics}
+    assert all(keys - set(means) == {"road"} for means in SPEC.structure.authors.values())
