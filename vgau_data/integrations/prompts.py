@@ -9,10 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from vgau_data.protocols import is_interactive
-
-__all__ = ["first_message", "is_interactive", "protocol_episode"]
-
 
 def protocol_episode(row: Mapping[str, Any], protocol: str) -> Any:
     """A fresh episode of ``protocol`` on a dataset row (raw Parquet cells or decoded ``datasets`` rows)."""
