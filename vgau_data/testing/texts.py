@@ -29,7 +29,7 @@ HOSTILE_CHARS = 50_000
 """Characters per hostile text."""
 PARSE_SECONDS = 1.0
 """Most seconds one parser may take on one hostile text (a linear one takes a few milliseconds)."""
-JUNK_CHARACTERS = '[]{}(),:;"\' \n\\\x00\ud800<>/'
+JUNK_CHARACTERS = '[]{}",\'\\\x00\ud800<'
 """What junk edits put into a real text: the characters its syntax is made of, and worse."""
 JUNK_POSITIONS = 120
 """Most positions of one text that junk edits touch (evenly spread)."""
@@ -43,7 +43,7 @@ def junk_texts(text: str, most: int = JUNK_POSITIONS) -> Iterator[str]:
 
     Example:
         >>> sorted(set(junk_texts("ab")))[:4]
-        ['', '\\x00b', '\\nb', ' b']
+        ['', '\\x00b', '"b', "'b"]
     """
     for i in range(0, len(text), max(1, len(text) // most)):
         yield text[:i]
