@@ -118,6 +118,27 @@ def step_text(value: Any) -> str:
     return f"<{STEP_TAG}>{json.dumps(value, separators=(',', ':'), ensure_ascii=False)}</{STEP_TAG}>"
 
 
+def last_tagged_list(text: object, tag: str) -> list[Any]:
+    """The list in the last ``<tag>...</tag>`` of ``text``, read leniently (its items unchecked).
+
+    Raises ``AnswerError``: ``no_answer`` without the tags, ``bad_format`` when the content
+    is not one list or has more than ``MAX_ANSWER_STEPS`` items.
+
+    Example:
+        >>> last_tagged_list("so: <ANSWER_JSON>[['a', 1],]</answer_json>", "ANSWER_JSON")
+        [['a', 1]]
+    """
+    payload = last_tagged(answer_text(text), tag)
+    if payload is None:
+        raise AnswerError("no_answer", f"no <{tag}>...</{tag}> found")
+    value = load_lenient(payload)
+    if not isinstance(value, list):
+        raise AnswerError("bad_format", "the answer must be a JSON list")
+    if len(value) > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{len(value)} steps (at most {MAX_ANSWER_STEPS})")
+    return value
+
+
 def strip_fences(payload: str) -> str:
     """Drop markdown code-fence markers (```json ... ```) around or inside a payload."""
     return _FENCE.sub("", payload).strip()

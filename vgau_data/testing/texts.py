@@ -71,11 +71,11 @@ def check_texts(spec: FamilySpec, instances: Sequence[Instance], expect: Callabl
             where = f"{spec.name}: {source} text spoiled as {junk!r:.80}"
             answer = _read(spec.parse_answer, junk, f"{where}, parse_answer", expect)
             if answer is not None:  # what a parser reads, the rules judge without raising
-                verdict = _judged(lambda: spec.replay(instance.state, answer), f"{where}, replay of {answer!r:.60}", expect)
+                verdict = _judged(f"{where}, replay of {answer!r:.60}", expect, spec.replay, instance.state, answer)
                 expect(verdict is None or verdict.error in {None, *ILLEGAL_CODES}, f"{where}: replay gives {verdict}")
             step = _read(spec.parse_step, junk, f"{where}, parse_step", expect)
             if step is not None:
-                after = _judged(lambda: spec.apply_step(instance.state, step), f"{where}, apply_step of {step!r:.60}", expect)
+                after = _judged(f"{where}, apply_step of {step!r:.60}", expect, spec.apply_step, instance.state, step)
                 expect(not isinstance(after, Illegal) or after.code in ILLEGAL_CODES, f"{where}: apply_step gives {after}")
     for value in NOT_TEXT:
         for parser_name, parse in parsers.items():
@@ -107,10 +107,10 @@ def _read(parse: Callable[[Any], Any], text: object, what: str, expect: Callable
     return None
 
 
-def _judged(judge: Callable[[], Any], what: str, expect: Callable[[object, str], None]) -> Any:
-    """``judge()``, or None when it raised (a failure: the rules judge any parsed answer)."""
+def _judged(what: str, expect: Callable[[object, str], None], judge: Callable[..., Any], *args: Any) -> Any:
+    """``judge(*args)``, or None when it raised (a failure: the rules judge any parsed answer)."""
     try:
-        return judge()
+        return judge(*args)
     except Exception as error:  # noqa: BLE001 - the rules must not raise on what the parsers read
         expect(False, f"{what} raised {type(error).__name__} ({error!s:.60})")
     return None

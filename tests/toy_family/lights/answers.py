@@ -5,15 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from vgau_data.answers import (
-    MAX_ANSWER_STEPS,
-    MAX_PAYLOAD_CHARS,
-    answer_text,
-    last_step_value,
-    last_tagged,
-    load_lenient,
-    step_text,
-)
+from vgau_data.answers import last_step_value, last_tagged_list, step_text
 from vgau_data.puzzles.base import AnswerError, Cell, canonical_json
 
 ANSWER_TAG = "answer_json"
@@ -32,17 +24,7 @@ def parse_answer(text: str) -> tuple[Cell, ...]:
         >>> parse_answer("press these: <ANSWER_JSON>[[0, 1], [2, 2],]</answer_json>")
         ((0, 1), (2, 2))
     """
-    payload = last_tagged(answer_text(text), ANSWER_TAG)
-    if payload is None:
-        raise AnswerError("no_answer", f"no <{ANSWER_TAG}>...</{ANSWER_TAG}>")
-    if len(payload) > MAX_PAYLOAD_CHARS:
-        raise AnswerError("bad_format", f"payload of {len(payload)} characters")
-    value = load_lenient(payload)
-    if not isinstance(value, list):
-        raise AnswerError("bad_format", "the answer must be a list of cells")
-    if len(value) > MAX_ANSWER_STEPS:
-        raise AnswerError("bad_format", f"{len(value)} presses (at most {MAX_ANSWER_STEPS})")
-    return tuple(_cell(item) for item in value)
+    return tuple(_cell(item) for item in last_tagged_list(text, ANSWER_TAG))
 
 
 def answer_payload(answer: Sequence[Cell]) -> str:
