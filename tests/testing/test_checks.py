@@ -241,19 +241,19 @@ def test_check_family__catches_unique_length_missing_where_every_answer_is_optim
     [
         ({"replay": lambda state, answer: Replay(True, len(answer))}, "step-by-step"),
         (
-            {"generate": lambda difficulty, rng, slot=None: MAZE.generate(difficulty, np.random.default_rng(), slot)},
+            {"generate": lambda difficulty, rng, slot=None: LIGHTS.generate(difficulty, np.random.default_rng(), slot)},
             "same seed",
         ),
-        ({"generate": lambda difficulty, rng, slot=None: MAZE.generate(difficulty, rng)}, "generated for length"),
-        ({"length_mix": {**MAZE.length_mix, "easy": {1: 5, 7: 15}}}, "length_mix"),
+        ({"generate": lambda difficulty, rng, slot=None: LIGHTS.generate(difficulty, rng)}, "generated for length"),
+        ({"length_mix": {**LIGHTS.length_mix, "easy": {1: 5, 3: 15}}}, "length_mix"),
         ({"solve": lambda state: None}, "no solution"),
-        ({"format_answer": lambda answer: "<ANSWER_JSON>[]</ANSWER_JSON>"}, "answer text round trip"),
+        ({"format_answer": lambda answer: "<answer_json>[]</answer_json>"}, "answer text round trip"),
         ({"answer_payload": lambda answer: "[]"}, "payload round trip"),
-        ({"prompts": dataclasses.replace(MAZE.prompts, answer_format="the shortest list")}, "shortest"),
-        ({"format_step": lambda step: f"Next, move one step {step}!"}, None),
-        ({"parse_step": lambda text: "up"}, "per-turn step text"),
-        ({"render": lambda state: MAZE.render(state).resize((10, 10))}, "render"),
-        ({"buckets": {"easy": (1, 6), "medium": (6, 17), "hard": (18, 30)}}, "disjoint"),
+        ({"prompts": dataclasses.replace(LIGHTS.prompts, answer_format="the shortest list")}, "shortest"),
+        ({"format_step": lambda step: f"I press this one. {LIGHTS.format_step(step)}"}, None),
+        ({"parse_step": lambda text: (0, 0)}, "per-turn step text"),
+        ({"render": lambda state: LIGHTS.render(state).resize((10, 10))}, "render"),
+        ({"buckets": {"easy": (1, 2), "medium": (2, 5), "hard": (6, 9)}}, "disjoint"),
     ],
     ids=[
         "replay", "generate", "slot", "length_mix", "solve", "format", "payload", "prompt", "step-ok", "step",
@@ -262,10 +262,10 @@ def test_check_family__catches_unique_length_missing_where_every_answer_is_optim
 )
 def test_check_family__names_what_is_broken(changes: dict, message: str | None) -> None:
     if message is None:  # a harmless change passes
-        check_family(dataclasses.replace(MAZE, **changes), per_bucket=1)
+        check_family(dataclasses.replace(LIGHTS, **changes), per_bucket=1)
         return
     with pytest.raises(FamilyCheckError, match=message):
-        check_family(dataclasses.replace(MAZE, **changes), per_bucket=1)
+        check_family(dataclasses.replace(LIGHTS, **changes), per_bucket=1)
 
 
 def test_check_family__catches_a_path_replay_that_ignores_the_marker() -> None:
