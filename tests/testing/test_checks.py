@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.toy_family.lights import SPEC as LIGHTS
+from tests.toy_family import lights
 from vgau_data.answers import last_tagged
 from vgau_data.puzzles.base import FamilySpec, Illegal, Replay, replay_steps
 from vgau_data.puzzles.capabilities import EpisodeSteps
@@ -24,6 +24,7 @@ from vgau_data.registry import FAMILIES, get_family
 from vgau_data.testing import FamilyCheckError, check_family
 
 MAZE = get_family("maze")
+LIGHTS = lights.SPEC
 
 
 @pytest.mark.parametrize("spec", [pytest.param(spec, id=name) for name, spec in FAMILIES.items()])

@@ -454,5 +454,5 @@ def test_spec__declares_every_capability() -> None:
 
 
 def test_buckets__are_spec_section_2s() -> None:
-    """SPEC §2's optimal-length ranges (``check_family`` checks that ``bucket_of`` follows them)."""
+    """The optimal-length ranges of docs/contract/families.md (``check_family`` checks that ``bucket_of`` follows them)."""
     assert dict(SPEC.buckets) == {"easy": (1, 6), "medium": (7, 17), "hard": (18, 30)}

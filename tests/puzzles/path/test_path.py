@@ -524,7 +524,7 @@ def test_spec__declares_every_capability() -> None:
 
 
 def test_buckets__are_spec_section_2s() -> None:
-    """SPEC §2's optimal-length ranges (``check_family`` checks that ``bucket_of`` follows them)."""
+    """The optimal-length ranges of docs/contract/families.md (``check_family`` checks that ``bucket_of`` follows them)."""
     assert dict(SPEC.buckets) == {"easy": (2, 5), "medium": (8, 14), "hard": (18, 25)}
 
 
