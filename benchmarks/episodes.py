@@ -49,7 +49,7 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="vgau-bench-"))
     model = args.model
     if model is None:
-        from vgau_data.runners.tiny_models import build_tiny_vlm
+        from vgau_data.testing.tiny_models import build_tiny_vlm
 
         model = str(build_tiny_vlm(args.kind, scratch / "model", reply=args.reply))
     dataset = args.dataset

@@ -14,7 +14,7 @@ Measures, in-process on one core (``--pin`` binds the process to CPU 0):
       after reading the file);
     - ``evaluate.load`` of the shipped module, then ``compute`` on all rows (targets:
       >= 20,000 answers/s mixed; compute under 1 s after loading);
-    - ``parse_answer`` on hostile texts (``vgau_data.metrics.hostile``) at two sizes: the
+    - ``parse_answer`` on hostile texts (``vgau_data.testing.hostile``) at two sizes: the
       worst seconds per megabyte of answer text across families (target: under 0.5 s/MB)
       and how that figure grows from the small size to the large one (linear: about 1x).
 """
@@ -54,7 +54,7 @@ def rate(fn: Callable[[], int], *, repeats: int = 5, clock: Callable[[], float] 
 
 def hostile_parse_costs(sizes_mb: Sequence[float]) -> dict[str, Any]:
     """Seconds per MB of ``parse_answer`` on every hostile text, worst per family, at each size."""
-    from vgau_data.metrics.hostile import hostile_texts
+    from vgau_data.testing.hostile import hostile_texts
     from vgau_data.puzzles.base import AnswerError
     from vgau_data.registry import FAMILIES
 

@@ -1,21 +1,30 @@
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import vgau_data.puzzles
 from vgau_data.errors import UnknownFamilyError
 from vgau_data.registry import FAMILIES, get_family
 
+PUZZLES = Path(vgau_data.puzzles.__file__).parent
 
-def test_registry__holds_exactly_the_six_families_in_spec_order() -> None:
-    assert list(FAMILIES) == ["maze", "sokoban", "path", "onet", "parking", "klotski"]
+
+def test_registry__holds_every_family_package_once_under_its_own_name() -> None:
+    packages = [path.name for path in sorted(PUZZLES.iterdir()) if (path / "__init__.py").is_file()]
+    specs = {name: importlib.import_module(f"vgau_data.puzzles.{name}").SPEC for name in packages}
+    assert all(spec.name == name for name, spec in specs.items())
+    assert dict(FAMILIES) == specs
 
 
 def test_registry__lookup_is_case_insensitive_and_unknown_names_list_choices() -> None:
-    assert get_family(" SOKOBAN ").name == "sokoban"
-    with pytest.raises(UnknownFamilyError, match="choose from maze, sokoban"):
+    name = next(iter(FAMILIES))
+    assert get_family(f" {name.upper()} ").name == name
+    with pytest.raises(UnknownFamilyError, match=f"choose from {', '.join(FAMILIES)}$"):
         get_family("tetris")
 
 

@@ -21,6 +21,9 @@ MAX_ANSWER_CHARS = 16_000_000
 under a million characters), it bounds the time and memory one answer can cost."""
 MAX_PAYLOAD_CHARS = 200_000
 """Longest tagged payload read; the longest honest answer is a few kilobytes."""
+MAX_ANSWER_STEPS = 1000
+"""Most steps an answer may have; longer is ``bad_format`` (the longest honest answer has 39), so
+replaying a hostile answer costs at most this many steps."""
 MAX_DEPTH = 16
 """Deepest nesting accepted; every answer format nests at most 4 levels."""
 MAX_NUMBER_CHARS = 24
@@ -113,6 +116,27 @@ def step_text(value: Any) -> str:
         '<STEP_JSON>{"car":"A","direction":"up"}</STEP_JSON>'
     """
     return f"<{STEP_TAG}>{json.dumps(value, separators=(',', ':'), ensure_ascii=False)}</{STEP_TAG}>"
+
+
+def last_tagged_list(text: object, tag: str) -> list[Any]:
+    """The list in the last ``<tag>...</tag>`` of ``text``, read leniently (its items unchecked).
+
+    Raises ``AnswerError``: ``no_answer`` without the tags, ``bad_format`` when the content
+    is not one list or has more than ``MAX_ANSWER_STEPS`` items.
+
+    Example:
+        >>> last_tagged_list("so: <ANSWER_JSON>[['a', 1],]</answer_json>", "ANSWER_JSON")
+        [['a', 1]]
+    """
+    payload = last_tagged(answer_text(text), tag)
+    if payload is None:
+        raise AnswerError("no_answer", f"no <{tag}>...</{tag}> found")
+    value = load_lenient(payload)
+    if not isinstance(value, list):
+        raise AnswerError("bad_format", "the answer must be a JSON list")
+    if len(value) > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{len(value)} steps (at most {MAX_ANSWER_STEPS})")
+    return value
 
 
 def strip_fences(payload: str) -> str:

@@ -26,6 +26,10 @@ ROW_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 """What a row id may be: ours (``maze-hard-0042``) or the authors' (``sokoban_000``)."""
 
 
+ANSWER_CODES: frozenset[str] = frozenset({"no_answer", "bad_format", "unknown_action"})
+"""The codes an ``AnswerError`` carries."""
+
+
 class AnswerError(Exception):
     """An answer text that yields no steps; ``code`` is ``no_answer``, ``bad_format`` or ``unknown_action``.
 

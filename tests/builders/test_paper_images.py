@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from tests.builders.paper_style import WALL, draw_path_board
 from vgau_data.builders import paper_images
 from vgau_data.builders.paper_images import load_board_image, open_board_image
 from vgau_data.errors import PaperDataError
-from vgau_data.puzzles.path.paper import read_road_grid
+from vgau_data.puzzles.path.paper import THEIR_WALL as WALL
+from vgau_data.puzzles.path.paper import draw_their_board, read_road_grid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "paper" / "data"
 FIXTURE_MAPS = {
@@ -43,20 +43,20 @@ def test_read_road_grid__recovers_the_map_of_a_fixture_image(record: dict) -> No
 
 
 def test_read_road_grid__does_not_sample_cells_under_markers_and_letters() -> None:
-    image = draw_path_board(SMALL, (1, 0), (1, 2), {"A": (1, 1)}, cell_px=20)
+    image = draw_their_board(SMALL, (1, 0), (1, 2), {"A": (1, 1)}, cell_px=20)
     ImageDraw.Draw(image).rectangle((20, 20, 39, 39), fill=WALL)  # the letter's cell drawn all dark
     assert read_road_grid(image, 3, known_open={(1, 0), (1, 2), (1, 1)}, at="r") == SMALL
 
 
 def test_read_road_grid__names_the_record_and_cell_when_a_cell_is_ambiguous() -> None:
-    image = draw_path_board(SMALL, (1, 0), (1, 2), {}, cell_px=20)
+    image = draw_their_board(SMALL, (1, 0), (1, 2), {}, cell_px=20)
     ImageDraw.Draw(image).rectangle((20, 0, 29, 19), fill=WALL)  # cell (0, 1): half wall, half road
     with pytest.raises(PaperDataError, match=r"path record p7: cell \[0, 1\] .* neither a wall nor a road"):
         read_road_grid(image, 3, known_open={(1, 0), (1, 2)}, at="path record p7")
 
 
 def test_read_road_grid__rejects_a_colour_that_is_neither_dark_nor_light() -> None:
-    image = draw_path_board(SMALL, (1, 0), (1, 2), {}, cell_px=20)
+    image = draw_their_board(SMALL, (1, 0), (1, 2), {}, cell_px=20)
     ImageDraw.Draw(image).rectangle((0, 0, 19, 19), fill=(200, 30, 30))  # a red cell
     with pytest.raises(PaperDataError, match=r"cell \[0, 0\]"):
         read_road_grid(image, 3, known_open=set(), at="path record p7")

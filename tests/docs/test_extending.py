@@ -44,9 +44,12 @@ def records(out: Path, variant: str) -> list[dict]:
 def test_adding_a_protocol__the_example_runs_through_vgau_data_run(written: Written, tmp_path: Path) -> None:
     text = page("adding-a-protocol.md")
     (tmp_path / "recheck.py").write_text(titled_block(text, "vgau_data/runners/protocols/recheck.py"))
+    entry = titled_block(text, "vgau_data/protocols.py").strip().rstrip(",")
     out = tmp_path / "runs"
     run = ["run", "--backend", "scripted", "--model", "oracle", "--protocol", "text_cot_recheck"]
-    script = "import recheck\n" + PARSE_PAGE_COMMANDS.format(commands=vgau_commands(text))
+    script = "from vgau_data import protocols\n"
+    script += f"info = protocols.{entry}\nprotocols._PROTOCOLS[info.name] = info  # the page's line of the table\n"
+    script += "import recheck\n" + PARSE_PAGE_COMMANDS.format(commands=vgau_commands(text))
     script += textwrap.dedent(f"""
         from vgau_data.cli import main
         from vgau_data.runners.protocols import protocol_names

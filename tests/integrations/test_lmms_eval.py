@@ -10,15 +10,14 @@ import yaml
 
 from vgau_data.cli import main
 from vgau_data.integrations.lmms_eval import hooks, tasks_dir
-from vgau_data.integrations.lmms_eval.task_files import task_files
+from vgau_data.integrations.lmms_eval.task_files import TASK_PROTOCOLS, task_files
 from vgau_data.integrations.prompts import protocol_episode
 from vgau_data.metrics.scoring import make_reference, score_answer
+from vgau_data.protocols import is_interactive
 from vgau_data.registry import FAMILIES
 from vgau_data.runners.instances import instance_from_row
 from vgau_data.runners.messages import ImagePart
 from vgau_data.runners.policies import make_policy
-from vgau_data.integrations.lmms_eval.task_files import TASK_PROTOCOLS
-from vgau_data.integrations.prompts import is_interactive
 
 
 class _FunctionTag(yaml.SafeLoader):

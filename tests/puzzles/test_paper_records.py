@@ -6,6 +6,7 @@ import copy
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vgau_data.builders.from_paper import paper_formats
@@ -119,3 +120,14 @@ def test_read_onet__a_tile_missing_from_the_legend_is_an_error() -> None:
     record["tile_legend"].pop(sorted(record["tile_legend"])[0])
     with pytest.raises(PaperDataError, match="not letters of tile_legend"):
         read("onet", record)
+
+
+@pytest.mark.parametrize("family", list(FORMATS))
+def test_writers__write_the_fields_of_the_records_in_their_files(family: str) -> None:
+    """``PaperFormat.write`` (what ``check_family`` reads back) keeps their layout: the keys and types of their records."""
+    spec = FAMILIES[family]
+    state = spec.generate("medium", np.random.default_rng(0))
+    record, image = FORMATS[family].write(state, spec.solve(state).answer, "medium", 3)
+    theirs = fixture_records(family)[0]
+    assert {key: type(value) for key, value in record.items()} == {key: type(value) for key, value in theirs.items()}
+    assert (image is not None) == FORMATS[family].walls_in_image

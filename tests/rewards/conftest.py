@@ -50,7 +50,7 @@ def maze_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """``tiny_model(reply)``: a tiny Qwen2-VL folder that always answers ``reply`` (built once per reply)."""
-    from vgau_data.runners.tiny_models import build_tiny_vlm
+    from vgau_data.testing.tiny_models import build_tiny_vlm
 
     built: dict[str, Path] = {}
 

@@ -40,7 +40,7 @@ def instances(dataset_dir: Path) -> list[Instance]:
 @pytest.fixture(scope="session")
 def tiny_model_dirs(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """``make(kind, reply=None)`` builds (once) and returns a tiny model folder."""
-    from vgau_data.runners.tiny_models import build_tiny_vlm
+    from vgau_data.testing.tiny_models import build_tiny_vlm
 
     built: dict[tuple[str, str | None], Path] = {}
 

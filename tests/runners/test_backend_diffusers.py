@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from vgau_data.runners.backends import BackendError, GenParams, ImageRequest, capabilities_of, load_backend
-from vgau_data.runners.tiny_generators import build_tiny_edit_pipeline
+from vgau_data.testing.tiny_generators import build_tiny_edit_pipeline
 
 
 @pytest.fixture(scope="module")

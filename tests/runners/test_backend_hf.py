@@ -55,7 +55,7 @@ def test_hf__greedy_generation_is_repeatable_and_fingerprint_is_stable(tiny_mode
 
 
 def test_hf__fingerprint_changes_with_the_weights(tmp_path) -> None:
-    from vgau_data.runners.tiny_models import build_tiny_vlm
+    from vgau_data.testing.tiny_models import build_tiny_vlm
 
     a = HFBackend(str(build_tiny_vlm("qwen2_vl", tmp_path / "a", seed=1)))
     b = HFBackend(str(build_tiny_vlm("qwen2_vl", tmp_path / "b", seed=2)))

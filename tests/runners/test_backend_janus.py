@@ -8,8 +8,8 @@ from PIL import Image
 from vgau_data.runners.backends import BackendError, GenParams, ImageRequest, capabilities_of, load_backend
 from vgau_data.runners.backends.janus import image_prompt_messages
 from vgau_data.runners.messages import Conversation, TextPart, assistant, user
-from vgau_data.runners.tiny_generators import build_tiny_janus
-from vgau_data.runners.tiny_models import build_tiny_vlm
+from vgau_data.testing.tiny_generators import build_tiny_janus
+from vgau_data.testing.tiny_models import build_tiny_vlm
 
 
 @pytest.fixture(scope="module")

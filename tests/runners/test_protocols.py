@@ -24,6 +24,7 @@ from vgau_data.runners.protocols import (
     Episode,
     ProtocolConfig,
     ProtocolError,
+    budget_variants,
     make_episode,
     protocol_class,
     protocol_names,
@@ -439,10 +440,15 @@ def test_protocol_config__checks_and_names_variants() -> None:
         ProtocolConfig(name="oracle_vcot", history=0)
 
 
-def test_registry__a_new_protocol_runs_through_the_driver_unchanged(instances) -> None:
+def test_registry__a_new_protocol_runs_through_the_driver_unchanged(instances, monkeypatch) -> None:
+    """A new protocol is its entry in ``vgau_data.protocols`` and one registered class."""
+    from vgau_data import protocols
     from vgau_data.runners.driver import register_sender
     from vgau_data.runners.protocols import base, register
     from vgau_data.runners.protocols.single import TextCoT
+
+    info = protocols.ProtocolInfo("shout_then_answer", 999, "test only: one request of a new kind, then Text-CoT")
+    monkeypatch.setitem(protocols._PROTOCOLS, info.name, info)
 
     class Shout:
         """A request of a new kind (as an image request will be), with its own sender."""
@@ -453,8 +459,6 @@ def test_registry__a_new_protocol_runs_through_the_driver_unchanged(instances) -
     @register
     class ShoutThenAnswer(TextCoT):
         name = "shout_then_answer"
-        rank = 999
-        summary = "test only: one request of a new kind, then Text-CoT"
 
         def request(self):  # type: ignore[override]
             return Shout(self.instance.id) if not self.turns else super().request()
@@ -467,7 +471,8 @@ def test_registry__a_new_protocol_runs_through_the_driver_unchanged(instances) -
 
     try:
         register_sender(Shout, lambda backend, shouts, gen: [Completion(text=s.text.upper()) for s in shouts])
-        assert "shout_then_answer" in protocol_names()
+        assert "shout_then_answer" in protocol_names() and ShoutThenAnswer.rank == 999
+        assert "shout_then_answer" in budget_variants()  # scoring knows it without importing the runners
         episodes = _run(instances, ProtocolConfig(name="shout_then_answer"), make_policy("oracle", instances))
         assert all(_verdict(e).optimal and e.outcome().turns[0].text == e.instance.id.upper() for e in episodes)
         with pytest.raises(ProtocolError, match="already registered"):
@@ -477,6 +482,25 @@ def test_registry__a_new_protocol_runs_through_the_driver_unchanged(instances) -
                 name = "shout_then_answer"
     finally:
         del base._REGISTRY["shout_then_answer"]
+
+
+def test_registry__refuses_a_class_without_an_entry_or_of_another_kind(monkeypatch) -> None:
+    from vgau_data import protocols
+    from vgau_data.runners.protocols import register
+    from vgau_data.runners.protocols.single import TextCoT
+
+    with pytest.raises(ProtocolError, match="no entry in vgau_data/protocols.py"):
+
+        @register
+        class Unlisted(TextCoT):
+            name = "unlisted"
+
+    monkeypatch.setitem(protocols._PROTOCOLS, "stepwise", protocols.ProtocolInfo("stepwise", 998, "test", interactive=True))
+    with pytest.raises(ProtocolError, match="interactive=False, draws=False; its entry .* says interactive=True"):
+
+        @register
+        class NotStepwise(TextCoT):
+            name = "stepwise"
 
 
 @pytest.mark.parametrize("name", ["oracle_aug_vcot", "self_gta"])

@@ -92,6 +92,6 @@ def benchmark_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random Qwen2-VL folder (model, tokenizer, image processor), built offline."""
-    from vgau_data.runners.tiny_models import build_tiny_vlm
+    from vgau_data.testing.tiny_models import build_tiny_vlm
 
     return build_tiny_vlm("qwen2_vl", tmp_path_factory.mktemp("tiny") / "qwen2_vl")

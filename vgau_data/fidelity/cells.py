@@ -16,7 +16,7 @@ can touch, so our oracle images decode with agreement 1.0.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -94,7 +94,8 @@ class _Library:
     squares: np.ndarray  # (references,) sum of squares of each patch, per feature masked later
 
 
-_LIBRARIES: dict[str, _Library] = {}
+_LIBRARIES: dict[str, tuple[Fidelity, Callable[[Any], Image.Image], _Library]] = {}
+"""Per family name: the decoding and renderer a library was built from, and the library."""
 
 
 def _decoding(family: FamilySpec) -> Fidelity:
@@ -104,11 +105,11 @@ def _decoding(family: FamilySpec) -> Fidelity:
 
 
 def _library(family: FamilySpec) -> _Library:
-    """The family's reference cells, rendered once per process."""
-    cached = _LIBRARIES.get(family.name)
-    if cached is not None:
-        return cached
+    """The family's reference cells, rendered once per process (again for a spec with another decoding or renderer)."""
     decoding = _decoding(family)
+    cached = _LIBRARIES.get(family.name)
+    if cached is not None and cached[0] is decoding and cached[1] is family.render:
+        return cached[2]
     seen: dict[bytes, str] = {}
     rows: list[np.ndarray] = []
     for state in decoding.palette_states():
@@ -123,7 +124,7 @@ def _library(family: FamilySpec) -> _Library:
             rows.append(patch)
     patches = np.stack(rows)
     library = _Library(tuple(seen.values()), patches, patches * patches)
-    _LIBRARIES[family.name] = library
+    _LIBRARIES[family.name] = (decoding, family.render, library)
     return library
 
 

@@ -53,6 +53,7 @@ from vgau_data import __version__
 from vgau_data.errors import MissingDependencyError, SubmissionError
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.submission import Submission, SubmissionHeader, SubmissionRecord
+from vgau_data.protocols import is_interactive
 from vgau_data.registry import FAMILIES
 
 HARNESSES: tuple[str, ...] = ("lmms-eval", "vlmevalkit")
@@ -183,13 +184,6 @@ def _outputs(sample: Mapping[str, Any]) -> list[str | None]:
     return [None]
 
 
-def _interactive(protocol: str) -> bool:
-    from vgau_data.integrations.prompts import is_interactive
-    from vgau_data.runners.protocols import protocol_names
-
-    return protocol in protocol_names() and is_interactive(protocol)
-
-
 def records_from_lmms_eval(
     path: str | Path,
     references: ReferenceSet,
@@ -209,7 +203,7 @@ def records_from_lmms_eval(
             f"{path}: the file name names no vgau task (samples_vgau_<family>_<protocol>.jsonl); pass --protocol"
         )
     family = family or task_family
-    interactive = _interactive(protocol)
+    interactive = is_interactive(protocol)
     converted = Converted()
     task, _, _ = lmms_task(path)
     expected_repeats = _lmms_run_settings(path, task, protocol, converted)

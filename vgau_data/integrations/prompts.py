@@ -10,19 +10,6 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def is_interactive(protocol: str) -> bool:
-    """Whether ``protocol`` steps an environment turn by turn (``oracle_vcot``, ``oracle_aug_vcot``).
-
-    Example:
-        >>> is_interactive("oracle_vcot"), is_interactive("text_cot")
-        (True, False)
-    """
-    from vgau_data.runners.protocols import protocol_class
-    from vgau_data.runners.protocols.interactive import InteractiveEpisode
-
-    return issubclass(protocol_class(protocol), InteractiveEpisode)
-
-
 def protocol_episode(row: Mapping[str, Any], protocol: str) -> Any:
     """A fresh episode of ``protocol`` on a dataset row (raw Parquet cells or decoded ``datasets`` rows)."""
     from vgau_data.runners.instances import instance_from_row

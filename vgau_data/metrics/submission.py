@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from vgau_data.errors import SubmissionError
+from vgau_data.protocols import budget_variants
 from vgau_data.types import ROW_ID_PATTERN
 
 if TYPE_CHECKING:
@@ -50,14 +51,11 @@ FORMAT_VERSION = 1
 
 @functools.cache
 def known_protocols() -> tuple[str, ...]:
-    """The registered protocols with their budget variants (``vgau_data.runners.protocols``), in table order.
+    """The protocols with their budget variants (``vgau_data.protocols``), in table order.
 
     ``<known>_<suffix>`` names (other runner variants, such as ``oracle_aug_vcot_last2``)
-    count as known; others score with a warning. The registry is imported on first use:
-    it imports no model library.
+    count as known; others score with a warning.
     """
-    from vgau_data.runners.protocols import budget_variants
-
     return tuple(budget_variants())
 
 

@@ -30,7 +30,7 @@ from typing import Any, Final
 import numpy as np
 from PIL import Image
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_tagged, load_lenient, strip_fences
+from vgau_data.answers import MAX_ANSWER_STEPS, MAX_PAYLOAD_CHARS, answer_text, last_tagged, load_lenient, strip_fences
 from vgau_data.errors import StateError
 from vgau_data.puzzles.base import AnswerError, Cell, Direction, canonical_json, parse_direction
 from vgau_data.rendering import BoardGeometry
@@ -44,8 +44,6 @@ GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=52)
 
 DIRECTION_TAG: Final = "ANSWER_JSON"
 """The tag around a direction-list answer."""
-MAX_DIRECTION_STEPS: Final = 1000
-"""Longer answers are ``bad_format``: no 10x10 maze or one-box sokoban needs that many moves."""
 
 NEIGHBOURS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(
@@ -90,8 +88,8 @@ def parse_direction_answer(text: str) -> tuple[Direction, ...]:
         value = [word.strip("\"'`") for word in _WORD_SPLIT.split(strip_fences(payload)) if word.strip("\"'`")]
         if not value:
             raise AnswerError("bad_format", "empty payload")
-    if len(value) > MAX_DIRECTION_STEPS:
-        raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_DIRECTION_STEPS})")
+    if len(value) > MAX_ANSWER_STEPS:
+        raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_ANSWER_STEPS})")
     steps = []
     for item in value:
         if not isinstance(item, str):

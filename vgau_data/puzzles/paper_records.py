@@ -13,7 +13,7 @@ text in our answer format (docs/contract/), so that our own parsers and solvers 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 DIFFICULTY_LABELS: Final = {"easy": "easy", "middle": "medium", "medium": "medium", "hard": "hard"}
 """Their difficulty labels -> ours (they call the middle bucket ``middle``)."""
+THEIR_DIFFICULTY: Final = {"easy": "easy", "medium": "middle", "hard": "hard"}
+"""Our difficulties as their records label them."""
 _MAX_TEXT: Final = 10_000
 """Longest stored solution string read (an honest one is a few hundred characters)."""
 
@@ -46,6 +48,8 @@ class PaperRecord:
 
 
 Reader = Callable[[Mapping[str, Any], "Image.Image | None"], PaperRecord]
+Writer = Callable[[Any, Sequence[Any], str, int], "tuple[dict[str, Any], Image.Image | None]"]
+"""``(state, optimal answer, difficulty, index) -> (record, image)``: one of our instances as their record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,9 @@ class PaperFormat:
     ``manifest`` is their file, relative to their ``data/`` folder; ``image_key`` names the
     field holding the board image's path (relative to the family's folder) and ``id_key``
     the record's id; ``walls_in_image`` says the record needs that image to be read.
+    ``write`` is the inverse of ``read``: one of our instances in their layout (with its
+    image, drawn in their style, where ``walls_in_image``), so ``check_family`` can show
+    that the reader reads their format back to our instance.
     ``solve`` is the solver for their boards when they need another search budget than
     ``FamilySpec.solve`` (None: that one); ``card_note`` is a line the card of a
     ``--from-paper`` build adds about them ('' when there is nothing to add).
@@ -64,6 +71,7 @@ class PaperFormat:
     image_key: str
     id_key: str
     read: Reader
+    write: Writer
     walls_in_image: bool = False
     solve: Callable[[Any], Any] | None = None
     card_note: str = ""
@@ -168,6 +176,16 @@ def _tagged(tag: str, payload: Any) -> str:
 def _grid(size: tuple[int, int], cells: Iterable[Cell], cell_char: str, other: str) -> list[str]:
     marked = set(cells)
     return ["".join(cell_char if (r, c) in marked else other for c in range(size[1])) for r in range(size[0])]
+
+
+def cells_of(grid: Iterable[str], char: str) -> list[list[int]]:
+    """The ``[r, c]`` of every ``char`` in ``grid``'s rows (the cell lists of their records).
+
+    Example:
+        >>> cells_of(["#.", ".#"], "#")
+        [[0, 0], [1, 1]]
+    """
+    return [[r, c] for r, row in enumerate(grid) for c, value in enumerate(row) if value == char]
 
 
 def raw_cell(value: Any) -> Cell:

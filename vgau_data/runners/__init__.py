@@ -12,7 +12,8 @@ Where things are:
     image_store.py  the images models draw: PNG files beside the records, the generation cache
     report.py       records -> submission.jsonl, results.json and the printed table
     policies.py     scripted oracle / random policies
-    tiny_models.py  tiny random Qwen VLMs for tests and the benchmark script
+
+Tiny random models for tests and benchmarks are test support: ``vgau_data.testing``.
 
 The names below are imported on first use, so importing this package (or one of its
 light modules: ``backends``, ``protocols``, ``messages``) never imports torch,

@@ -48,7 +48,7 @@ def main() -> None:
 
     import vgau_data.rewards.openrlhf as ours
     from vgau_data.rewards.server import serve
-    from vgau_data.runners.tiny_models import tiny_tokenizer
+    from vgau_data.testing.tiny_models import tiny_tokenizer
 
     tokenizer = tiny_tokenizer(transformers)
     prompt = tokenizer.apply_chat_template([{"role": "user", "content": "Solve the maze in the image."}],

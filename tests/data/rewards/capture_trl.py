@@ -40,7 +40,7 @@ def main(dataset: str) -> None:
 
     from vgau_data.rewards.trl import PuzzleEnvironment, conversational_dataset
     from vgau_data.runners.backends.hf import load_processor
-    from vgau_data.runners.tiny_models import build_tiny_vlm
+    from vgau_data.testing.tiny_models import build_tiny_vlm
 
     record: dict[str, Any] = {"trl": trl.__version__, "transformers": transformers.__version__}
 

@@ -44,7 +44,7 @@ def main() -> None:
     from verl.trainer.ppo.reward import get_custom_reward_fn
     from verl.workers.reward_manager.batch import BatchRewardManager
 
-    from vgau_data.runners.tiny_models import tiny_tokenizer
+    from vgau_data.testing.tiny_models import tiny_tokenizer
 
     calls: list[dict[str, Any]] = []
     recorder = Path(tempfile.mkdtemp()) / "recorder.py"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections import deque
 
 import numpy as np
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from vgau_data.errors import StateError
-from vgau_data.puzzles.base import DELTAS, AnswerError, Illegal
+from vgau_data.puzzles.base import AnswerError, Illegal
 from vgau_data.puzzles.klotski import SPEC
 from vgau_data.puzzles.klotski.answers import answer_payload, format_answer, format_step, parse_answer, parse_step
 from vgau_data.puzzles.klotski.generator import BUCKETS, generate
@@ -166,11 +165,6 @@ def _mutated(change) -> str:
 def test_from_json__rejects_malformed(text: str) -> None:
     with pytest.raises(StateError):
         from_json(text)
-
-
-def test_from_json__rejects_non_string() -> None:
-    with pytest.raises(StateError):
-        from_json(None)  # type: ignore[arg-type]
 
 
 def test_ascii__round_trip() -> None:
@@ -452,35 +446,6 @@ def test_parse_answer__truncated_list_keeps_clean_pairs() -> None:
     assert parse_answer(text) == (((3, 2), "down"),)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "x" * 10_000_000,
-        "solution" * 1_000_000,
-        '"solution": [' * 500_000,
-        "[" * 100_000 + "]" * 100_000,
-        '{"solution": ' + "[" * 100_000,
-        '{"solution": [' + '{"from": [' * 100_000,
-        '"from": [1, 1], "direction": "UP", ' * 200_000,
-        '{"solution": [{"from": [\x00, 1], "direction": "\ud800"}]}',
-        '{"solution": [{"from": [1' + "9" * 100_000 + ', 1], "direction": "UP"}]}',
-        '"from": [' + "9" * 100_000 + ', 1], "direction": "UP"',
-        "\ud800\udfff\x00" * 100_000 + "İ" * 1000 + '"solution": [{"from": [1, 1], "direction": "UP"}]',
-        "from from: [from: [1, 2] direction" * 100_000,
-        "from: [1, 2]" + " " * 1_000_000 + "x",  # issue 10: two \s* around an optional comma backtracked
-        "from: [1, 2] ," + " " * 1_000_000 + "direction",
-        '{"solution": [{"from": [1, 2], "direction": "' + "\\u" * 500_000,
-    ],
-)
-def test_parse_answer__hostile_input_is_bounded(text: str) -> None:
-    start = time.perf_counter()
-    try:
-        parse_answer(text)
-    except AnswerError as e:
-        assert e.code in {"no_answer", "bad_format", "unknown_action"}
-    assert time.perf_counter() - start < 2.0
-
-
 _STEPS = st.lists(
     st.tuples(st.tuples(st.integers(-3, 9), st.integers(-3, 9)), st.sampled_from(["up", "down", "left", "right"])),
     max_size=30,
@@ -491,25 +456,6 @@ _STEPS = st.lists(
 @given(answer=_STEPS)
 def test_parse_answer__round_trips_any_answer(answer: list) -> None:
     assert parse_answer("Sure.\n" + format_answer(answer) + "\nDone") == tuple(answer)
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    text=st.lists(
-        st.sampled_from(['"solution"', "solution", ":", "[", "]", "{", "}", ",", '"from"', "from", '"direction"',
-                         "direction", '"UP"', "'l'", "3", "-1", "99999999999", "1.5", "true", " ", "\n", "\x00",
-                         "\ud800", "```", "İ", "x"]),
-        max_size=40,
-    ).map("".join)
-)
-def test_parse_answer__raises_only_answer_errors(text: str) -> None:
-    try:
-        answer = parse_answer(text)
-    except AnswerError as e:
-        assert e.code in {"no_answer", "bad_format", "unknown_action"}
-    else:
-        assert all(isinstance(r, int) and isinstance(c, int) and d in DELTAS for (r, c), d in answer)
-        replay(board(ONE_MOVE), answer)
 
 
 def test_parse_answer__unicode_lowering_to_two_chars_still_finds_key() -> None:
@@ -581,11 +527,6 @@ def test_render__hand_made_boards_and_target_label() -> None:
         assert label > 200  # the "T"
 
 
-def test_render__deterministic() -> None:
-    state = generate("medium", np.random.default_rng(8))
-    assert render(state).tobytes() == render(state).tobytes()
-
-
 # ----------------------------------------------------------------------------- prompts
 
 
@@ -598,14 +539,6 @@ def test_question__carries_table_17_and_no_answer(style: str) -> None:
     assert "as few" not in prompt and "shortest" not in prompt
     assert answer_payload(solve(state).answer) not in prompt
     assert str(solve(state).optimal_length) + " moves" not in prompt
-
-
-def test_question__styles_differ_and_unknown_style_raises() -> None:
-    state = board(ONE_MOVE)
-    assert SPEC.question(state, "text_cot") != SPEC.question(state, "direct")
-    assert "Reason briefly" in SPEC.question(state, "text_cot")
-    with pytest.raises(ValueError):
-        SPEC.question(state, "essay")  # type: ignore[arg-type]
 
 
 def test_step_format__is_table_29s_step_json() -> None:
@@ -621,3 +554,8 @@ def test_spec__declares_every_capability() -> None:
     # numbered arrows: no red route
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_start is None and SPEC.episode_steps is None
+
+
+def test_buckets__are_spec_section_2s() -> None:
+    """The optimal-length ranges of docs/contract/families.md (``check_family`` checks that ``bucket_of`` follows them)."""
+    assert dict(SPEC.buckets) == {"easy": (1, 4), "medium": (6, 10), "hard": (15, 20)}

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter, deque
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from PIL import Image
 
 from vgau_data.errors import StateError
@@ -150,11 +147,6 @@ def test_from_json__rejects_malformed(mutate) -> None:
     bad = mutate(obj)
     with pytest.raises(StateError):
         from_json(bad if isinstance(bad, str) else json.dumps(bad))
-
-
-def test_from_json__rejects_non_string() -> None:
-    with pytest.raises(StateError):
-        from_json(None)  # type: ignore[arg-type]
 
 
 def test_from_ascii__rejects_bad_fixtures() -> None:
@@ -417,39 +409,6 @@ def test_parse_answer__errors(text: str, code: str) -> None:
     assert info.value.code == code
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "x" * 10_000_000,
-        "<ANSWER_JSON>" + "[" * 100_000 + "</ANSWER_JSON>",
-        "<ANSWER_JSON>[" + "9" * 100_000 + "]</ANSWER_JSON>",
-        "<ANSWER_JSON>[1e999999]</ANSWER_JSON>",
-        "<ANSWER_JSON>[\x00'up'\x00]\x00</ANSWER_JSON>",
-        "<ANSWER_JSON>['\ud800']</ANSWER_JSON>",
-        "<ANSWER_JSON>" + "a" * 5_000_000 + "</ANSWER_JSON>",
-        "<ANSWER_JSON>['" + "up" * 3_000_000 + "</ANSWER_JSON>",
-        "<ANSWER_JSON>" * 200_000 + "</ANSWER_JSON>",
-    ],
-)
-def test_parse_answer__hostile_inputs_fail_fast(text: str) -> None:
-    began = time.perf_counter()
-    try:
-        parse_answer(text)
-    except AnswerError as e:
-        assert e.code in ("no_answer", "bad_format", "unknown_action")
-    assert time.perf_counter() - began < 2.0
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("<>/[]{},'\" \nudlrUPANSWER_JSONupleft:0\\")), max_size=80))
-def test_parse_answer__never_raises_anything_else(text: str) -> None:
-    for candidate in (text, f"<ANSWER_JSON>{text}</ANSWER_JSON>"):
-        try:
-            parse_answer(candidate)
-        except AnswerError:
-            pass
-
-
 def test_format_answer__round_trips() -> None:
     answer = ("up", "left", "down", "right")
     assert format_answer(answer) == '<ANSWER_JSON>["up","left","down","right"]</ANSWER_JSON>'
@@ -492,3 +451,8 @@ def test_spec__declares_every_capability() -> None:
     # the red route starts at the agent
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_start is not None and SPEC.episode_steps is None
+
+
+def test_buckets__are_spec_section_2s() -> None:
+    """The optimal-length ranges of docs/contract/families.md (``check_family`` checks that ``bucket_of`` follows them)."""
+    assert dict(SPEC.buckets) == {"easy": (1, 6), "medium": (7, 17), "hard": (18, 30)}

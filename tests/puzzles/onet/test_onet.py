@@ -8,11 +8,9 @@ from collections import deque
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from vgau_data.errors import GenerationError, StateError
-from vgau_data.puzzles.base import ILLEGAL_CODES, AnswerError, Illegal
+from vgau_data.puzzles.base import AnswerError, Illegal
 from vgau_data.puzzles.onet import SPEC
 from vgau_data.puzzles.onet import render as onet_render
 from vgau_data.puzzles.onet.answers import answer_payload, format_answer, format_step, parse_answer, parse_step
@@ -218,12 +216,6 @@ def test_json__rejects_malformed(text):
         from_json(text)
 
 
-@pytest.mark.parametrize("value", [None, 6, ["x"], {"size": 6}])
-def test_json__rejects_non_string(value):
-    with pytest.raises(StateError):
-        from_json(value)
-
-
 def test_ascii__round_trip_and_errors():
     state = from_ascii(SOLVABLE_ONLY_OUTSIDE)
     assert to_ascii(state) == list(SOLVABLE_ONLY_OUTSIDE)
@@ -313,10 +305,6 @@ def test_illegal__not_solved():
     assert replay(state, []) == replay(state, ()) and replay(state, []).error == "not_solved"
     result = replay(state, [((0, 2), (0, 3))])
     assert (result.feasible, result.error, result.first_invalid_step, result.length) == (False, "not_solved", 1, 1)
-
-
-def test_illegal__codes_are_spec_names():
-    assert {"out_of_bounds", "same_cell", "empty_cell", "not_identical", "not_connectable", "not_solved"} <= ILLEGAL_CODES
 
 
 def test_connectable__matches_bfs_on_random_boards():
@@ -652,41 +640,6 @@ def test_parse__junk_after_a_complete_list_is_ignored(payload):
     assert parse_answer(f"<answer_json>{payload}</answer_json>") == (((0, 0), (0, 1)),)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "\x00" * 1000,
-        "<answer_json>" * 100_000,
-        "</answer_json>" * 100_000,
-        "<answer_json>\ud800\udfff</answer_json>",
-        "x" * 10_000_000,
-        "<answer_json>" + "[" * 1_000_000 + "</answer_json>",
-    ],
-)
-def test_parse__hostile_inputs_raise_answer_error_only(text):
-    with pytest.raises(AnswerError) as info:
-        parse_answer(text)
-    assert info.value.code in {"no_answer", "bad_format"}
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("[]{},:'\"0123456789-. eExnul<>/answer_json\x00`")), max_size=80))
-def test_parse__fuzz_raises_only_answer_error(payload):
-    for text in (payload, f"<answer_json>{payload}</answer_json>", f"<ANSWER_JSON>[{payload}]</answer_json>"):
-        try:
-            answer = parse_answer(text)
-        except AnswerError as e:
-            assert e.code in {"no_answer", "bad_format"}
-        else:
-            assert all(isinstance(v, int) for step in answer for cell in step for v in cell)
-            replay(from_ascii(OUTSIDE_ONLY_FIRST), answer)  # never raises
-
-
-def test_parse__non_text_is_no_answer():
-    with pytest.raises(AnswerError):
-        parse_answer(None)
-
-
 # --------------------------------------------------------------------------- prompts and baselines
 
 
@@ -727,3 +680,8 @@ def test_spec__declares_every_capability() -> None:
     # one route per pair: no single red route to read back
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_start is None and SPEC.episode_steps is None
+
+
+def test_buckets__are_spec_section_2s() -> None:
+    """The optimal-length ranges of docs/contract/families.md (``check_family`` checks that ``bucket_of`` follows them)."""
+    assert dict(SPEC.buckets) == {"easy": (4, 6), "medium": (7, 10), "hard": (12, 16)}

@@ -265,12 +265,6 @@ def test_from_json__rejects_malformed_state(mutate) -> None:
         from_json(text)
 
 
-def test_from_json__rejects_non_string_and_hostile_text() -> None:
-    for bad in (b"{}", None, "[" * 100_000, '{"vehicles": ' + "[" * 50_000):
-        with pytest.raises(StateError):
-            from_json(bad)  # type: ignore[arg-type]
-
-
 def test_ascii__round_trip_and_errors() -> None:
     for rows in HAND_MADE:
         assert to_ascii(from_ascii(rows)) == list(rows)
@@ -502,11 +496,6 @@ def test_render__every_id_has_its_own_colour_and_red_is_red() -> None:
     assert not {parking_render.BOARD_RGB, parking_render.FRAME_RGB} & set(parking_render.PALETTE.values())
 
 
-def test_render__is_deterministic() -> None:
-    state = generate("easy", _rng(5))
-    assert render(state).tobytes() == render(state).tobytes()
-
-
 # ---------------------------------------------------------------------------- answers
 
 
@@ -580,29 +569,6 @@ def test_parse_answer__errors_have_codes(text, code) -> None:
     assert info.value.code == code
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.characters(), max_size=200))
-def test_parse_answer__never_raises_other_errors(garbage) -> None:
-    for text in (
-        garbage,
-        f"<ANSWER_JSON>{garbage}</ANSWER_JSON>",
-        f"<ANSWER_JSON>[{garbage}]</ANSWER_JSON>",
-        f"<ANSWER_JSON>[{{{garbage}}}]</ANSWER_JSON>",
-        f'<ANSWER_JSON>[{{"car": {garbage}, "direction": "up"}}]</ANSWER_JSON>',
-    ):
-        try:
-            parse_answer(text)
-        except AnswerError as e:
-            assert e.code in {"no_answer", "bad_format", "unknown_action"}
-
-
-def test_parse_answer__bounded_on_huge_input() -> None:
-    step = "{'car': 'A', 'direction': 'up'},"
-    for text in ("x" * 10_000_000, "<ANSWER_JSON>[" + step * 400_000 + "]</ANSWER_JSON>", "\x00" * 1_000_000):
-        with pytest.raises(AnswerError):
-            parse_answer(text)
-
-
 def test_format_answer__round_trips_and_payload_is_compact() -> None:
     answer = (("A", "up"), ("R", "right"), ("B", "down"), ("C", "left"))
     assert parse_answer(format_answer(answer)) == answer
@@ -646,3 +612,8 @@ def test_spec__declares_every_capability() -> None:
     # numbered arrows: no red route; the solver's own budget decides the authors' boards
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
     assert SPEC.vr.route_start is None and SPEC.paper.solve is None
+
+
+def test_buckets__are_spec_section_2s() -> None:
+    """The optimal-length ranges of docs/contract/families.md (``check_family`` checks that ``bucket_of`` follows them)."""
+    assert dict(SPEC.buckets) == {"easy": (1, 5), "medium": (8, 16), "hard": (18, 34)}

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from vgau_data.integrations.lmms_eval import tasks_dir
 from vgau_data.integrations.lmms_eval.hooks import METRICS, OVERALL_METRICS
+from vgau_data.protocols import is_interactive
 from vgau_data.registry import FAMILIES
-from vgau_data.integrations.prompts import is_interactive
 
 HOOKS = "vgau_data.integrations.lmms_eval.hooks"
 TASK_PROTOCOLS: tuple[str, ...] = ("direct", "text_cot", "oracle_gta", "oracle_vcot", "oracle_aug_vcot")

@@ -7,13 +7,12 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_step_value, read_value, step_text
+from vgau_data.answers import MAX_ANSWER_STEPS, MAX_PAYLOAD_CHARS, answer_text, last_step_value, read_value, step_text
 from vgau_data.puzzles.base import DIRECTIONS, AnswerError, parse_direction
 from vgau_data.puzzles.klotski.state import Step
 
 ANSWER_TAG: Final = None
 """No tag: the ``{"solution": [...]}`` payload is the whole answer."""
-MAX_ANSWER_STEPS: Final = 1000
 
 
 _SOLUTION_KEY = re.compile(r"""solution["']?\s*[:=]\s*\[""", re.IGNORECASE)

@@ -8,12 +8,13 @@ top-left cells}, ``optimal_steps``, ``solution`` [{from, direction}], ``image_pa
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from vgau_data.errors import PaperDataError
-from vgau_data.puzzles.klotski.state import GOAL, SHAPES, SIZE
+from vgau_data.puzzles.klotski.state import GOAL, SHAPES, SIZE, KlotskiState, Step, to_json
 from vgau_data.puzzles.paper_records import (
+    THEIR_DIFFICULTY,
     PaperFormat,
     PaperRecord,
     _cell,
@@ -62,5 +63,22 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     )
 
 
-PAPER = PaperFormat("klotski/dataset_manifest.json", "image_path", "task_id", read_record)
+def write_record(state: KlotskiState, answer: Sequence[Step], level: str, index: int) -> tuple[dict[str, Any], None]:
+    """Our board as one record of their manifest: the top-left cell of each block, by kind."""
+    blocks = json.loads(to_json(state))["blocks"]
+    tops = {key: [[b["row"], b["col"]] for b in blocks if b["kind"] == kind] for key, kind in _KLOTSKI_KINDS.items()}
+    return {
+        "task_id": f"{THEIR_DIFFICULTY[level]}_{index + 1:03d}",
+        "level": THEIR_DIFFICULTY[level],
+        "grid_w": SIZE,
+        "grid_h": SIZE,
+        "goal_t_pos": list(GOAL),
+        "optimal_steps": len(answer),
+        "image_path": f"images/klotski_{index:04d}.png",
+        "initial_state": {**tops, "T": tops["T"][0]},
+        "solution": [{"from": list(cell), "direction": direction.upper()} for cell, direction in answer],
+    }, None
+
+
+PAPER = PaperFormat("klotski/dataset_manifest.json", "image_path", "task_id", read_record, write_record)
 """Where the authors' klotski records are and how one is read."""

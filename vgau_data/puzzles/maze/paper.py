@@ -7,10 +7,13 @@ is wall), ``steps`` (a JSON *string* of directions), ``initial_image``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from vgau_data.puzzles.maze.state import MazeState
 from vgau_data.puzzles.paper_records import (
+    THEIR_DIFFICULTY,
     PaperFormat,
     PaperRecord,
     _cell_field,
@@ -19,6 +22,7 @@ from vgau_data.puzzles.paper_records import (
     _list_field,
     _size,
     _tagged,
+    cells_of,
     difficulty,
     task_id,
     where,
@@ -46,5 +50,21 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     )
 
 
-PAPER = PaperFormat("maze/maze100.jsonl", "initial_image", "id", read_record)
+def write_record(state: MazeState, answer: Sequence[str], level: str, index: int) -> tuple[dict[str, Any], None]:
+    """Our maze as one line of their ``maze100.jsonl``."""
+    return {
+        "id": index,
+        "task_type": "maze",
+        "grid_size": len(state.grid),
+        "difficulty": THEIR_DIFFICULTY[level],
+        "path_bucket": [len(answer), len(answer)],
+        "initial_image": f"images/maze_{index:04d}.png",
+        "steps": json.dumps(list(answer)),
+        "start": list(state.start),
+        "goal": list(state.goal),
+        "walkable": cells_of(state.grid, "."),
+    }, None
+
+
+PAPER = PaperFormat("maze/maze100.jsonl", "initial_image", "id", read_record, write_record)
 """Where the authors' maze records are and how one is read."""

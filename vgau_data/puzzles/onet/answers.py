@@ -6,13 +6,19 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
-from vgau_data.answers import MAX_PAYLOAD_CHARS, answer_text, last_step_value, last_tagged, load_lenient, step_text
+from vgau_data.answers import (
+    MAX_ANSWER_STEPS,
+    MAX_PAYLOAD_CHARS,
+    answer_text,
+    last_step_value,
+    last_tagged,
+    load_lenient,
+    step_text,
+)
 from vgau_data.puzzles.base import AnswerError, Cell, canonical_json
 from vgau_data.puzzles.onet.state import Step
 
 ANSWER_TAG: Final = "answer_json"
-MAX_ANSWER_STEPS: Final = 1000
-"""Longer parsed answers are ``bad_format`` (an honest answer has at most 18 steps)."""
 
 
 _PARENS_TO_BRACKETS: Final = str.maketrans("()", "[]")

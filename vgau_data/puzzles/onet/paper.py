@@ -8,12 +8,13 @@ draw (``our_fruits``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from vgau_data.errors import PaperDataError
-from vgau_data.puzzles.onet.state import FRUITS, SIZE
+from vgau_data.puzzles.onet.state import FRUITS, SIZE, OnetState, Step
 from vgau_data.puzzles.paper_records import (
+    THEIR_DIFFICULTY,
     PaperFormat,
     PaperRecord,
     _get,
@@ -89,5 +90,21 @@ CARD_NOTE: Final = (
     "- Onet fruit kinds we have no drawing for are drawn as other fruits of ours (distinct on\n"
     "  each board); the rules only compare kinds.\n"
 )
-PAPER = PaperFormat("onet/dataset_manifest.json", "image_path", "task_id", read_record, card_note=CARD_NOTE)
+def write_record(state: OnetState, answer: Sequence[Step], level: str, index: int) -> tuple[dict[str, Any], None]:
+    """Our board as one record of their manifest: a letter per fruit, in reading order, and its legend."""
+    letters = {fruit: chr(ord("A") + i) for i, fruit in enumerate(dict.fromkeys(f for row in state.board for f in row if f))}
+    return {
+        "task_id": f"onet_{index:04d}",
+        "image_path": f"images/onet_{index:04d}.png",
+        "grid_size": len(state.board),
+        "difficulty": THEIR_DIFFICULTY[level],
+        "theme": "fruits",
+        "style": "image_only_no_grid_sparse",
+        "board": [[None if fruit is None else letters[fruit] for fruit in row] for row in state.board],
+        "tile_legend": {letter: fruit for fruit, letter in letters.items()},
+        "one_solution_steps": [[list(a), list(b)] for a, b in answer],
+    }, None
+
+
+PAPER = PaperFormat("onet/dataset_manifest.json", "image_path", "task_id", read_record, write_record, card_note=CARD_NOTE)
 """Where the authors' onet records are and how one is read."""

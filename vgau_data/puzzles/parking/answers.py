@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from vgau_data.answers import answer_text, last_step_value, last_tagged, load_lenient, step_text
+from vgau_data.answers import last_step_value, last_tagged_list, step_text
 from vgau_data.puzzles.base import AnswerError, canonical_json, parse_direction
 from vgau_data.puzzles.parking.state import Step
 
-MAX_ANSWER_STEPS: Final = 1000
 ANSWER_TAG: Final = "ANSWER_JSON"
 
 
@@ -31,16 +30,7 @@ def parse_answer(text: str) -> tuple[Step, ...]:
         >>> parse_answer("<answer_json>[{'car': 'a', 'direction': 'U'},]</answer_json>")
         (('A', 'up'),)
     """
-    text = answer_text(text)
-    payload = last_tagged(text, ANSWER_TAG)
-    if payload is None:
-        raise AnswerError("no_answer", f"no <{ANSWER_TAG}>...</{ANSWER_TAG}> found")
-    value = load_lenient(payload)
-    if not isinstance(value, list):
-        raise AnswerError("bad_format", 'the answer must be a JSON list of {"car": ..., "direction": ...}')
-    if len(value) > MAX_ANSWER_STEPS:
-        raise AnswerError("bad_format", f"{len(value)} steps (more than {MAX_ANSWER_STEPS})")
-    return tuple(_step_of(item) for item in value)
+    return tuple(_step_of(item) for item in last_tagged_list(text, ANSWER_TAG))
 
 
 def _step_of(item: object) -> Step:

@@ -9,11 +9,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vgau_data.errors import PaperDataError
 from vgau_data.puzzles.paper_records import (
+    THEIR_DIFFICULTY,
     PaperFormat,
     PaperRecord,
     _get,
@@ -26,7 +27,7 @@ from vgau_data.puzzles.paper_records import (
     task_id,
     where,
 )
-from vgau_data.puzzles.parking.state import SIZE
+from vgau_data.puzzles.parking.state import SIZE, ParkingState, Step
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -59,5 +60,21 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     )
 
 
-PAPER = PaperFormat("parking/dataset_manifest.json", "image_path", "task_id", read_record)
+def write_record(state: ParkingState, answer: Sequence[Step], level: str, index: int) -> tuple[dict[str, Any], None]:
+    """Our board as one record of their manifest (their exit row counts from 1)."""
+    cars = [{"id": v.id, "orientation": v.orientation.upper(), "length": v.length, "row": v.row, "col": v.col}
+            for v in state.vehicles]  # fmt: skip
+    return {
+        "task_id": f"parking_exit_{index:03d}",
+        "image_path": f"images/parking_exit_{index:04d}.png",
+        "grid_size": state.size,
+        "exit_row": state.exit_row + 1,
+        "difficulty": THEIR_DIFFICULTY[level],
+        "cars": cars,
+        "optimal_steps": len(answer),
+        "solution": [{"car": car, "direction": direction} for car, direction in answer],
+    }, None
+
+
+PAPER = PaperFormat("parking/dataset_manifest.json", "image_path", "task_id", read_record, write_record)
 """Where the authors' parking records are and how one is read."""

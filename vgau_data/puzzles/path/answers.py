@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from vgau_data.answers import (
+    MAX_ANSWER_STEPS,
     STEP_TAG,
     answer_text,
     last_step_value,
@@ -21,7 +22,6 @@ from vgau_data.puzzles.path.state import _LETTER_SET, N_LABELS, PathStep
 
 MAX_PAYLOAD_CHARS: Final = 10_000
 MAX_ANSWER_LABELS: Final = 100
-MAX_WALK_STEPS: Final = 1000
 
 
 ANSWER_TAG: Final = "answer"
@@ -84,8 +84,8 @@ def _parse_walk(text: str) -> tuple[PathStep, ...]:
         end = lowered.find(closing, start)
         if end < 0:
             break
-        if len(steps) == MAX_WALK_STEPS:
-            raise AnswerError("bad_format", f"more than {MAX_WALK_STEPS} steps")
+        if len(steps) == MAX_ANSWER_STEPS:
+            raise AnswerError("bad_format", f"more than {MAX_ANSWER_STEPS} steps")
         steps.append(_step_of(load_lenient(text[start + len(opening) : end])))
         position = end + len(closing)
     return tuple(steps)

@@ -16,13 +16,15 @@ roads by definition and are not sampled.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Final
 
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 from vgau_data.errors import PaperDataError
 from vgau_data.puzzles.paper_records import (
+    THEIR_DIFFICULTY,
     PaperFormat,
     PaperRecord,
     _cell,
@@ -35,10 +37,9 @@ from vgau_data.puzzles.paper_records import (
     task_id,
     where,
 )
+from vgau_data.puzzles.path.rules import route
+from vgau_data.puzzles.path.state import PathState
 from vgau_data.types import Cell
-
-if TYPE_CHECKING:
-    from PIL import Image
 
 MIN_CELL_PX: Final = 4
 SAMPLE_OFFSETS: Final = (0.3, 0.4, 0.5, 0.6, 0.7)
@@ -121,8 +122,58 @@ def read_road_grid(image: Image.Image, size: int, *, known_open: Collection[Cell
     return tuple(rows)
 
 
+THEIR_WALL: Final = (0, 0, 0)
+THEIR_ROAD: Final = (205, 205, 205)
+THEIR_START: Final = (255, 140, 0)
+THEIR_GOAL: Final = (40, 90, 220)
+THEIR_LETTER: Final = (10, 10, 10)
+"""The colours their path prompts describe: black walls, light-gray roads, orange start, blue destination."""
+
+
+def draw_their_board(
+    rows: Sequence[str], start: Sequence[int], goal: Sequence[int], labels: Mapping[str, Sequence[int]], cell_px: int = 32
+) -> Image.Image:
+    """``rows`` of ``#``/``.`` drawn in the style of their path images (edge-to-edge cells, our own code)."""
+    size = len(rows)
+    image = Image.new("RGB", (size * cell_px, size * cell_px), THEIR_ROAD)
+    draw = ImageDraw.Draw(image)
+    for r, row in enumerate(rows):
+        for c, char in enumerate(row):
+            if char == "#":
+                draw.rectangle((c * cell_px, r * cell_px, (c + 1) * cell_px - 1, (r + 1) * cell_px - 1), fill=THEIR_WALL)
+    for (r, c), colour in ((start, THEIR_START), (goal, THEIR_GOAL)):
+        x0, y0, inset = c * cell_px, r * cell_px, cell_px // 6
+        draw.polygon([(x0 + cell_px // 2, y0 + inset), (x0 + inset, y0 + cell_px - inset),
+                      (x0 + cell_px - inset, y0 + cell_px - inset)], fill=colour)  # fmt: skip
+    font = ImageFont.load_default(size=int(cell_px * 0.7))
+    for letter, (r, c) in labels.items():
+        draw.text((c * cell_px + cell_px // 2, r * cell_px + cell_px // 2), letter, font=font, fill=THEIR_LETTER, anchor="mm")
+    return image
+
+
+def write_record(state: PathState, answer: Sequence[str], level: str, index: int) -> tuple[dict[str, Any], Image.Image]:
+    """Our instance as one record of their manifest, with its image: the walls are only in the image."""
+    cells = route(state) or ()
+    labels = {letter: list(cell) for letter, cell in state.labels}
+    record = {
+        "task_id": f"path_labels_on_route_{index:03d}",
+        "image_path": f"images/path_labels_on_route_{index:04d}.png",
+        "difficulty": THEIR_DIFFICULTY[level],
+        "distance": len(cells) - 1,
+        "grid_size": len(state.grid),
+        "start": list(state.start),
+        "goal": list(state.end),
+        "labeled_points": labels,
+        "on_path_labels": list(answer),
+        "answer_path": [list(cell) for cell in cells],
+        "answer": ",".join(answer),
+    }
+    return record, draw_their_board(state.grid, state.start, state.end, labels)
+
+
 CARD_NOTE: Final = "- Path records hold no walls; they were read from each image by sampling cell centres.\n"
 PAPER = PaperFormat(
-    "path/dataset_manifest.json", "image_path", "task_id", read_record, walls_in_image=True, card_note=CARD_NOTE
+    "path/dataset_manifest.json", "image_path", "task_id", read_record, write_record, walls_in_image=True,
+    card_note=CARD_NOTE,
 )
 """Where the authors' path records are and how one is read."""

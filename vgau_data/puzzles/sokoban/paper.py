@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vgau_data.errors import PaperDataError
 from vgau_data.puzzles.paper_records import (
+    THEIR_DIFFICULTY,
     PaperFormat,
     PaperRecord,
     _cell_field,
@@ -20,10 +22,13 @@ from vgau_data.puzzles.paper_records import (
     _int_field,
     _list_field,
     _tagged,
+    cells_of,
     difficulty,
     task_id,
     where,
 )
+from vgau_data.puzzles.sokoban.generator import BUCKETS
+from vgau_data.puzzles.sokoban.state import SokobanState
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -48,5 +53,24 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     )
 
 
-PAPER = PaperFormat("sokoban/dataset_manifest.json", "image_path", "task_id", read_record)
+def write_record(state: SokobanState, answer: Sequence[str], level: str, index: int) -> tuple[dict[str, Any], None]:
+    """Our sokoban board as one record of their manifest."""
+    return {
+        "task_id": f"sokoban_{index:03d}",
+        "image_path": f"images/sokoban_{index:04d}.png",
+        "grid_h": len(state.grid),
+        "grid_w": len(state.grid[0]),
+        "difficulty": THEIR_DIFFICULTY[level],
+        "step_range": list(BUCKETS[level]),
+        "walls": cells_of(state.grid, "#"),
+        "player_start": list(state.player),
+        "box_start": list(state.box),
+        "target": list(state.target),
+        "solution": json.dumps(list(answer)),
+        "optimal_steps": len(answer),
+        "prompt": "Solve this Sokoban puzzle.",
+    }, None
+
+
+PAPER = PaperFormat("sokoban/dataset_manifest.json", "image_path", "task_id", read_record, write_record)
 """Where the authors' sokoban records are and how one is read."""

@@ -1,6 +1,6 @@
-"""The paper's protocols, one registered ``Episode`` class each.
+"""The paper's protocols, one registered ``Episode`` class each (what each one is: ``vgau_data.protocols``).
 
-``base.py`` says what a protocol is and holds the registry; ``single.py`` holds the
+``base.py`` says how a protocol is played and holds the registry; ``single.py`` holds the
 single-turn protocols, ``interactive.py`` the step-by-step ones, ``drawn.py`` those in
 which the model draws (the self-generation protocols). Importing this package
 imports every module that registers protocols (add a new module to the list below), and
@@ -15,10 +15,10 @@ Example:
 
 from __future__ import annotations
 
+from vgau_data.protocols import BUDGET_MODES, budget_variants
 from vgau_data.puzzles.prompts import PROMPT_VERSION
 from vgau_data.runners.protocols import drawn, interactive, single  # noqa: F401  (each registers its protocols)
 from vgau_data.runners.protocols.base import (
-    BUDGET_MODES,
     GENERATION_CONTEXTS,
     PROTOCOLS,
     Episode,
@@ -26,7 +26,6 @@ from vgau_data.runners.protocols.base import (
     ProtocolConfig,
     ProtocolError,
     Turn,
-    budget_variants,
     make_episode,
     protocol_class,
     protocol_names,

@@ -5,11 +5,13 @@ An episode holds one instance under one protocol. The driver asks it for its
 back the model's ``Completion`` with ``advance()``, and repeats until ``done``;
 ``outcome()`` then says what the model answered and how the episode ended.
 
-A protocol is a subclass of ``Episode`` decorated with ``@register``: its ``name`` is the
-key in ``PROTOCOLS``, its ``rank`` orders it in tables (the paper's order, with room for
-more), ``budgets`` lists the step budgets it accepts and ``summary`` describes it in one
-line. The driver, the CLI, the scorer's list of protocol names and the scripted policies
-read the registry, so a new protocol is one new registered class and nothing else.
+A protocol is an entry of ``vgau_data.protocols`` (its name, its ``rank`` in tables, its
+``summary`` and its kind: ``interactive``, ``draws``), which scoring and the harness
+bridges read without importing the runners, and a subclass of ``Episode`` of the same
+``name`` decorated with ``@register``, which plays it: ``register`` takes the entry's rank,
+summary and ``budgets`` onto the class and refuses a class whose kind differs from it.
+The driver, the CLI and the scripted policies read the registry, so a new protocol is
+one entry and one registered class.
 
 A protocol in which the model draws sets ``draws``; it then takes a generation context
 (what reaches its image stage, after UReason) and runs 3 times by default (``default_runs``:
@@ -27,6 +29,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from vgau_data.errors import VgauError
+from vgau_data.protocols import BUDGET_MODES, budget_variant
+from vgau_data.protocols import PROTOCOLS as DECLARED
 from vgau_data.puzzles.prompts import PROMPT_VERSION
 from vgau_data.runners.messages import Asks, Conversation, ImagePart, Message, keep_last_images
 
@@ -35,9 +39,6 @@ if TYPE_CHECKING:
     from vgau_data.runners.instances import Instance
 
 BudgetMode = Literal["optimal", "fixed"]
-BUDGET_MODES: tuple[str, ...] = ("optimal", "fixed")
-"""``optimal``: at most ``optimal_length`` rounds (the paper's setting); ``fixed``: the model
-says when it is done, in a separate question after each round (section 4.4)."""
 
 GenerationContext = Literal["reasoning", "direct", "decontextualized"]
 GENERATION_CONTEXTS: tuple[str, ...] = ("reasoning", "direct", "decontextualized")
@@ -59,16 +60,26 @@ EpisodeClass = TypeVar("EpisodeClass", bound="type[Episode]")
 
 
 def register(cls: EpisodeClass) -> EpisodeClass:
-    """Class decorator: add a protocol to the registry under its ``name``.
+    """Class decorator: add a protocol to the registry under its ``name``, with its entry's rank, summary and budgets.
 
     Raises:
-        ProtocolError: the name is taken, or is not a lowercase identifier.
+        ProtocolError: the name is taken, is not a lowercase identifier or has no entry in
+            ``vgau_data.protocols``, or the class is not of the entry's kind.
     """
     name = cls.name
     if not name.isidentifier() or name != name.lower():
         raise ProtocolError(f"protocol names are lowercase identifiers, got {name!r}")
     if name in _REGISTRY and _REGISTRY[name] is not cls:
         raise ProtocolError(f"protocol {name!r} is already registered by {_REGISTRY[name].__qualname__}")
+    info = DECLARED.get(name)
+    if info is None:
+        raise ProtocolError(f"protocol {name!r} has no entry in vgau_data/protocols.py (add its ProtocolInfo there)")
+    if (cls.interactive, cls.draws) != (info.interactive, info.draws):
+        raise ProtocolError(
+            f"{cls.__qualname__} plays {name!r} as interactive={cls.interactive}, draws={cls.draws}; its entry in "
+            f"vgau_data/protocols.py says interactive={info.interactive}, draws={info.draws}"
+        )
+    cls.rank, cls.summary, cls.budgets = info.rank, info.summary, info.budgets
     _REGISTRY[name] = cls
     return cls
 
@@ -84,15 +95,6 @@ def protocol_class(name: str) -> type[Episode]:
 def protocol_names() -> list[str]:
     """Registered protocols in table order (by ``rank``)."""
     return sorted(_REGISTRY, key=lambda name: (_REGISTRY[name].rank, name))
-
-
-def budget_variants() -> list[str]:
-    """Every protocol and budget as a variant name, in table order (``oracle_vcot``, ``oracle_vcot_fixed``, ...)."""
-    return [
-        ProtocolConfig(name=name, budget=budget).variant  # type: ignore[arg-type]
-        for name in protocol_names()
-        for budget in _REGISTRY[name].budgets
-    ]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -147,7 +149,7 @@ class ProtocolConfig:
             >>> ProtocolConfig(name="self_vcot", budget="fixed", generation_context="direct", history=1).variant
             'self_vcot_fixed_direct_last1'
         """
-        name = self.name + ("_fixed" if self.budget == "fixed" else "")
+        name = budget_variant(self.name, self.budget)
         if self.generation_context != GENERATION_CONTEXTS[0]:
             name += f"_{self.generation_context}"
         return name + (f"_last{self.history}" if self.history is not None else "")
@@ -212,10 +214,11 @@ class Episode:
     """One instance under one protocol; subclasses are the protocols.
 
     Class attributes of a protocol:
-        name: registry key and the base of its variant names.
-        rank: position in tables (direct 10, text_cot 20, ... diagnostics after 100).
-        budgets: step budgets it accepts (single-turn protocols: only ``optimal``).
-        summary: one line for help texts and the protocol table (docs/contract/protocols.md).
+        name: registry key and the base of its variant names (an entry of ``vgau_data.protocols``).
+        rank, summary, budgets: the entry's (set by ``register``): position in tables, one
+            line for help texts and the protocol table (docs/contract/protocols.md), step
+            budgets it accepts.
+        interactive: it steps an environment turn by turn (``InteractiveEpisode``).
         draws: the model makes images (its backend needs an image capability).
         default_runs: runs when none are asked for (3 for protocols that draw, as in the paper).
         needs: the optional ``FamilySpec`` capabilities it uses (``vr`` for Oracle-VR's
@@ -226,6 +229,7 @@ class Episode:
     rank: ClassVar[int]
     budgets: ClassVar[tuple[str, ...]] = ("optimal",)
     summary: ClassVar[str]
+    interactive: ClassVar[bool] = False
     draws: ClassVar[bool] = False
     default_runs: ClassVar[int] = 1
     needs: ClassVar[tuple[str, ...]] = ()

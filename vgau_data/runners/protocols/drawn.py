@@ -262,8 +262,6 @@ class DrawThenAnswer(DrawingEpisode, SingleTurnEpisode):
 @register
 class SelfGtA(DrawThenAnswer):
     name = "self_gta"
-    rank = 30
-    summary = "board; the model draws red grid lines and (r,c) labels on it (Tables 18-23), then answers given both"
     purpose = "aid"
     edit = prompts.aid_edit
     question = functools.partial(prompts.with_aid, drawn_by_model=True)
@@ -272,10 +270,6 @@ class SelfGtA(DrawThenAnswer):
 @register
 class SelfVCoT(DrawingEpisode, InteractiveEpisode):
     name = "self_vcot"
-    rank = 40
-    summary = (
-        "board; one step per round, then the model draws the board after it (Tables 24-29) and is shown its drawing"
-    )
     images = "drawn"
 
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
@@ -304,8 +298,6 @@ class SelfVCoT(DrawingEpisode, InteractiveEpisode):
 @register
 class SelfVR(DrawThenAnswer):
     name = "self_vr"
-    rank = 50
-    summary = "board; the model draws its solution on it (Tables 30-35), then answers given both"
     purpose = "vr"
     edit = prompts.solution_edit
     question = prompts.with_solution_drawing

@@ -44,7 +44,7 @@ NO_ANSWER_ENDS: frozenset[str] = frozenset({"unparseable_count", "cap"})
 class InteractiveEpisode(Episode):
     """A step-by-step episode; ``images`` says who supplies the board after each step."""
 
-    budgets = ("optimal", "fixed")
+    interactive = True
     images: ClassVar[prompts.Images] = "shown"
 
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
@@ -139,14 +139,10 @@ class InteractiveEpisode(Episode):
 @register
 class OracleVCoT(InteractiveEpisode):
     name = "oracle_vcot"
-    rank = 70
-    summary = "board; one step per round, then we show the board after it"
     images = "shown"
 
 
 @register
 class OracleAugVCoT(InteractiveEpisode):
     name = "oracle_aug_vcot"
-    rank = 80
-    summary = "board + oracle aid; one step per round, then we show the annotated board after it"
     images = "shown_annotated"

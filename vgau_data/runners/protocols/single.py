@@ -31,8 +31,6 @@ class SingleTurnEpisode(Episode):
 @register
 class Direct(SingleTurnEpisode):
     name = "direct"
-    rank = 10
-    summary = "board + the question; the answer alone, no reasoning"
 
     def first_message(self) -> Message:
         return user(self.instance.image, prompts.direct(self.family, self._state()))
@@ -41,8 +39,6 @@ class Direct(SingleTurnEpisode):
 @register
 class TextCoT(SingleTurnEpisode):
     name = "text_cot"
-    rank = 20
-    summary = "board + the question (Tables 12-17); reason briefly, then answer"
 
     def first_message(self) -> Message:
         return user(self.instance.image, prompts.text_cot(self.family, self._state()))
@@ -51,8 +47,6 @@ class TextCoT(SingleTurnEpisode):
 @register
 class OracleGtA(SingleTurnEpisode):
     name = "oracle_gta"
-    rank = 60
-    summary = "board + our oracle aid (red grid lines, (r,c) labels) + the question"
 
     def first_message(self) -> Message:
         return user(self.instance.image, self.instance.aid(), prompts.with_aid(self.family, self._state()))
@@ -61,9 +55,7 @@ class OracleGtA(SingleTurnEpisode):
 @register
 class OracleVR(SingleTurnEpisode):
     name = "oracle_vr"
-    rank = 90
     needs = ("vr",)
-    summary = "board + our drawing of an optimal solution on it (the dataset's oracle_vr) + the question"
 
     def first_message(self) -> Message:
         prompt = prompts.with_solution_drawing(self.family, self._state(), drawn_by_model=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vgau_data.runners.backends.base import require
-from vgau_data.runners.tiny_models import TINY_TEXT_CONFIG, tiny_tokenizer
+from vgau_data.testing.tiny_models import TINY_TEXT_CONFIG, tiny_tokenizer
 
 JANUS_SPECIAL_TOKENS: tuple[str, ...] = (
     "<|endoftext|>",

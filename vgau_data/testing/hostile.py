@@ -1,9 +1,8 @@
 """Hostile answer texts: inputs that make careless parsers slow (backtracking, rescans).
 
 Every family's ``parse_answer`` and ``parse_step`` must read each of these in time
-linear in its length.
-The tests run them at a few hundred kilobytes; ``benchmarks/score.py`` times them at
-several sizes and prints the worst seconds per megabyte.
+linear in its length. ``check_family`` runs them at fifty kilobytes (``texts``);
+``benchmarks/score.py`` times them at several sizes and prints the worst seconds per megabyte.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ HOSTILE_BODIES: Mapping[str, Callable[[int], str]] = {
     "digits": lambda n: "[" + "1" * n,
     "words": lambda n: "[" + "a" * n,
     "numbers": lambda n: "[" + "1e" * (n // 2),
+    "exponent": lambda n: "[1e" + "9" * n + "]",
     "nul": lambda n: "[" + "\x00" * n,
     "two_char_lowering": lambda n: "\u0130" * n + '"solution": [',
     "opening_tags": lambda n: "<answer_json><answer>" * (n // 21),

@@ -1,0 +1,114 @@
+"""A seventh family end to end: its own package plus one registry line, and every command takes it.
+
+``lights`` (3x3 Lights Out, ``tests/toy_family/lights``) is registered here for the test
+only, through the registry's own table, and then goes through ``vgau-data build``,
+``baseline`` + ``score``, ``run`` (the scripted oracle, answering and drawing, under every
+protocol the family and the scripted oracle support) and ``diagnose``, each called as the command line calls it
+(``vgau_data.cli.main``, in this process, so the registration holds).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import vgau_data
+from tests.toy_family import lights
+from vgau_data import registry
+from vgau_data.cli import main
+from vgau_data.protocols import PROTOCOLS, budget_variant, protocol_names
+from vgau_data.runners.protocols import protocol_class
+
+SPEC = lights.SPEC
+def _playable(name: str) -> bool:
+    """The toy declares no solution drawing: ``oracle_vr`` needs one, and so does the scripted oracle's drawing
+    for self-VR (``purpose`` "vr"); every other protocol runs on it."""
+    cls = protocol_class(name)
+    return all(getattr(SPEC, need) for need in cls.needs) and getattr(cls, "purpose", None) != "vr"
+
+
+SUPPORTED = [name for name in protocol_names() if _playable(name)]
+VARIANTS = {budget_variant(name, budget) for name in SUPPORTED for budget in PROTOCOLS[name].budgets}
+
+
+@pytest.fixture(scope="module")
+def registered():
+    """The one registry line a new family adds, for this module's tests only."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(registry._FAMILIES, SPEC.name, SPEC)
+        yield SPEC
+
+
+@pytest.fixture(scope="module")
+def built(registered, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("lights") / "dataset"
+    assert main(["build", "--out", str(out), "--families", "lights", "--counts", "2", "2", "2", "--workers", "1",
+                 "--no-progress"]) == 0  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("lights-runs")
+    args = ["run", "--backend", "scripted-image", "--model", "oracle", "--dataset", str(built), "--out", str(out),
+            "--protocol", *SUPPORTED, "--budget", "optimal", "fixed", "--runs", "1", "--no-progress"]  # fmt: skip
+    assert main(args) == 0
+    return out
+
+
+def test_lights__nothing_in_the_package_knows_it() -> None:
+    """Adding it touched its own package and one registry line, in the tests."""
+    package = Path(vgau_data.__file__).parent
+    mentions = [path for path in package.rglob("*.py") if "lights" in path.read_text().lower()]
+    assert mentions == []
+    assert SPEC.name not in registry.FAMILIES or registry._FAMILIES[SPEC.name] is SPEC
+
+
+def test_build__writes_the_toy_family_with_its_card(built: Path) -> None:
+    table = pq.read_table(built / "lights" / "test-00000-of-00001.parquet")
+    assert table.num_rows == 6
+    assert table.column("difficulty").to_pylist() == ["easy"] * 2 + ["medium"] * 2 + ["hard"] * 2
+    assert table.column("oracle_vr").to_pylist() == [None] * 6  # no solution drawing: no oracle_vr
+    states = [SPEC.from_json(text) for text in table.column("state").to_pylist()]
+    optima = table.column("optimal_length").to_pylist()
+    assert [SPEC.solve(state).optimal_length for state in states] == optima
+    card = (built / "README.md").read_text()
+    assert "config_name: lights" in card and "lit lamps" in card  # its structure statistics, without the authors'
+
+
+def test_baseline_and_score__the_oracle_scores_every_row(built: Path, tmp_path: Path, capsys) -> None:
+    submission, results = tmp_path / "oracle.jsonl", tmp_path / "results.json"
+    assert main(["baseline", "--kind", "oracle", "--dataset", str(built), "--out", str(submission),
+                 "--protocols", "text_cot", "direct"]) == 0  # fmt: skip
+    assert main(["score", str(submission), "--dataset", str(built), "--out", str(results)]) == 0
+    assert "lights" in capsys.readouterr().out
+    ((_, body),) = json.loads(results.read_text()).items()
+    assert {body[protocol]["optimal_accuracy"] for protocol in ("text_cot", "direct")} == {1.0}
+
+
+def test_run__the_scripted_oracle_solves_every_row_under_every_protocol_it_supports(runs: Path) -> None:
+    assert set(protocol_names()) - set(SUPPORTED) == {"oracle_vr", "self_vr"}
+    (model_dir,) = [path for path in runs.iterdir() if path.is_dir()]
+    ((_, body),) = json.loads((model_dir / "results.json").read_text()).items()
+    results = {protocol: result for protocol, result in body.items() if protocol != "META"}
+    assert set(results) == VARIANTS
+    assert all(result["optimal_accuracy"] == 1.0 for result in results.values()), results
+
+
+def test_run__refuses_oracle_vr_for_a_family_without_a_solution_drawing(built: Path, tmp_path: Path, capsys) -> None:
+    args = ["run", "--backend", "scripted", "--model", "oracle", "--dataset", str(built), "--out", str(tmp_path),
+            "--protocol", "oracle_vr", "--no-progress"]  # fmt: skip
+    assert main(args) == 2
+    assert "lights does not declare" in capsys.readouterr().err
+
+
+def test_diagnose__reads_the_toy_familys_runs(runs: Path, capsys) -> None:
+    assert main(["diagnose", str(runs), "--families", "lights", "--no-progress", "--width", "400"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("oracle: optimal accuracy") and "lights" in lines[1]
+    oracle_rows = [line for line in lines if line.startswith("Oracle generation")]
+    assert oracle_rows[0].count("100.0 (+0.0)") == 2 * 3  # GtA, VCoT, VCoT-fixed, for lights and for all
+    assert oracle_rows[1].split("|")[1].split() == ["1.00"] * 3  # its cells decoded from the images, all right
