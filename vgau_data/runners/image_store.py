@@ -162,7 +162,7 @@ class ImageStore:
             if self.index_path.is_file():
                 from vgau_data.runners.records import iter_lines
 
-                for entry in iter_lines(self.index_path):
+                for _, entry in iter_lines(self.index_path, inside=self.model_dir):
                     if isinstance(entry.get("key"), str) and isinstance(entry.get("sha256"), str):
                         self._index[entry["key"]] = entry
         return self._index
