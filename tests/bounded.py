@@ -1,7 +1,10 @@
 """Helpers of the hostile-input probes: ``vgau-data`` in a child under a memory cap, gzip bombs.
 
-The child gets ``RLIMIT_AS`` of ``memory`` bytes (a run past it dies with MemoryError),
-and the caller checks the wall time it took, start-up included.
+The child gets ``RLIMIT_AS`` of ``memory`` bytes (a run past it dies with MemoryError).
+Its cost in time is the CPU seconds it used, start-up included: on a machine shared by
+several jobs the wall time says more about the neighbours than about the probe. A probe
+that blocks (a FIFO read) uses no CPU, so the wall time is bounded too, at four times
+the bound (then the call fails with ``TimeoutExpired``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ class Finished:
     stdout: str
     stderr: str
     seconds: float
+    """CPU seconds (user and system) the child used."""
+    wall_seconds: float = 0.0
 
     def assert_one_line_error(self, *fragments: str) -> None:
         """Exit status 2, and stderr is one ``error:`` line holding every fragment."""
@@ -39,11 +44,12 @@ class Finished:
 
 
 def run_cli_bounded(args: Sequence[str], *, memory: int = MEMORY_BYTES, seconds: float = SECONDS) -> Finished:
-    """``python -m vgau_data *args`` with at most ``memory`` bytes; asserts it took under ``seconds``."""
+    """``python -m vgau_data *args`` with at most ``memory`` bytes; asserts it used under ``seconds`` of CPU."""
 
     def cap_memory() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "vgau_data", *args],
@@ -54,9 +60,11 @@ def run_cli_bounded(args: Sequence[str], *, memory: int = MEMORY_BYTES, seconds:
         preexec_fn=cap_memory,
         check=False,
     )
-    elapsed = time.perf_counter() - start
-    assert elapsed < seconds, f"vgau-data {' '.join(args)[:200]} took {elapsed:.1f} s (bound {seconds} s)"
-    return Finished(done.returncode, done.stdout, done.stderr, elapsed)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    assert cpu < seconds, f"vgau-data {' '.join(args)[:200]} used {cpu:.1f} s of CPU (bound {seconds} s)"
+    return Finished(done.returncode, done.stdout, done.stderr, cpu, wall)
 
 
 def gzip_bomb(path: Path, *members: bytes, repeat: int = 1, level: int = 9) -> Path:
