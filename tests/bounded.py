@@ -1,4 +1,4 @@
-"""Helpers of the hostile-input probes: ``vgau-data`` in a child under a memory cap, gzip bombs.
+"""Helpers of the hostile-input probes: ``vgau-data`` in a child under a memory cap, gzip and zip bombs.
 
 The child gets ``RLIMIT_AS`` of ``memory`` bytes (a run past it dies with MemoryError).
 Its cost in time is the CPU seconds it used, start-up included: on a machine shared by
@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import gzip
 import resource
+import struct
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,4 +72,40 @@ def run_cli_bounded(args: Sequence[str], *, memory: int = MEMORY_BYTES, seconds:
 def gzip_bomb(path: Path, *members: bytes, repeat: int = 1, level: int = 9) -> Path:
     """Concatenated gzip members, each compressed once and repeated: megabytes that decompress to gigabytes."""
     path.write_bytes(b"".join(gzip.compress(member, level) for member in members) * repeat)
+    return path
+
+
+def _deflated(prefix: bytes, chunk: bytes, repeat: int, suffix: bytes) -> tuple[bytes, int, int]:
+    """Raw deflate of ``prefix + chunk * repeat + suffix`` made in time linear in the *output*:
+    after a full flush the compressor starts afresh, so every copy of ``chunk`` compresses to
+    the same bytes. Returns the data, the CRC-32 and the size of what it inflates to."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = compressor.compress(prefix) + compressor.flush(zlib.Z_FULL_FLUSH)
+    block = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    again = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    assert block == again and repeat >= 2
+    tail = compressor.compress(suffix) + compressor.flush()
+    crc = zlib.crc32(prefix)
+    for _ in range(repeat):
+        crc = zlib.crc32(chunk, crc)
+    crc = zlib.crc32(suffix, crc)
+    return head + block * repeat + tail, crc & 0xFFFFFFFF, len(prefix) + len(chunk) * repeat + len(suffix)
+
+
+def zip_bomb(path: Path, members: dict[str, bytes], bomb: str, prefix: bytes, chunk: bytes, repeat: int,
+             suffix: bytes) -> Path:
+    """A zip holding ``members`` as they are and ``bomb`` as ``prefix + chunk * repeat + suffix``,
+    deflated, with true sizes and CRCs in its directory (so ``zipfile`` inflates it all)."""
+    entries = [(name, zlib.compress(data, 9)[2:-4], zlib.crc32(data), len(data)) for name, data in members.items()]
+    entries.append((bomb, *_deflated(prefix, chunk, repeat, suffix)))
+    out, directory = bytearray(), bytearray()
+    for name, data, crc, size in entries:
+        encoded = name.encode()
+        offset = len(out)
+        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0, crc, len(data), size, len(encoded), 0)
+        out += encoded + data
+        directory += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0, crc, len(data), size,
+                                 len(encoded), 0, 0, 0, 0, 0, offset) + encoded  # fmt: skip
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(directory), len(out), 0)
+    path.write_bytes(bytes(out + directory + end))
     return path

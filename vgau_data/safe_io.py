@@ -233,10 +233,11 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
 @contextlib.contextmanager
 def atomic_text_writer(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     """``atomic_writer`` as a UTF-8 text handle (for writing line by line)."""
-    with atomic_writer(path) as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as text:
+    with atomic_writer(path) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
         yield text
         text.flush()
-        text.detach()
+        text.detach()  # the raw handle is atomic_writer's to close
 
 
 def is_temporary(path: str | os.PathLike[str]) -> bool:

@@ -67,7 +67,7 @@ def loads(text: str | bytes, where: str = "input", *, max_depth: int = MAX_DEPTH
     files older versions of ``vgau-data`` wrote with them).
 
     Raises:
-        JsonInputError: not JSON (``NaN``/``Infinity`` included), not UTF-8, nested too
+        JsonInputError: not JSON (``NaN``/``Infinity`` included), bytes not UTF-8, nested too
             deep, or an integer too long to read; the message starts with ``where``.
 
     Example:
@@ -78,6 +78,11 @@ def loads(text: str | bytes, where: str = "input", *, max_depth: int = MAX_DEPTH
         ...
         vgau_data.safe_json.JsonInputError: x.json: not valid JSON (NaN is not JSON)
     """
+    if isinstance(text, bytes):  # our formats are UTF-8 (json would also guess UTF-16 and UTF-32)
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise JsonInputError(f"{where}: not UTF-8 text (byte {error.start})") from None
     try:
         value = json.loads(text, parse_constant=_null_constant if nan_as_null else _refuse_constant)
     except RecursionError:

@@ -8,9 +8,9 @@ the line and the field: ``runs/m/records/direct/run-0.jsonl: line 3: 'id' must b
 string, got list``. Code after the check can index fields without ``KeyError`` or
 ``TypeError``.
 
-Shapes: ``Str``, ``Int``, ``Num`` (finite), ``Bool``, ``Choice`` (one of given values),
+Shapes: ``Str``, ``Int``, ``Num`` (finite), ``BOOL``, ``Choice`` (one of given values),
 ``ListOf``, ``MapOf``, ``Obj`` (named fields, required or optional, other keys allowed
-unless ``closed``), ``Nullable`` and ``ANY``.
+unless ``closed``), ``OneOf``, ``Nullable`` and ``ANY``.
 """
 
 from __future__ import annotations
@@ -167,6 +167,24 @@ class Nullable(Shape):
         if found is not None and found.startswith(f"{_label(path)} must be {self.shape.description},"):
             return self._wrong(value, path)  # the type was wrong: say that null would do too
         return found
+
+
+@dataclass(frozen=True, init=False)
+class OneOf(Shape):
+    """Any one of ``shapes``."""
+
+    shapes: tuple[Shape, ...]
+
+    def __init__(self, *shapes: Shape) -> None:
+        object.__setattr__(self, "shapes", shapes)
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return " or ".join(shape.description for shape in self.shapes)
+
+    def problem(self, value: Any, path: str) -> str | None:
+        found = [shape.problem(value, path) for shape in self.shapes]
+        return None if None in found else self._wrong(value, path)
 
 
 @dataclass(frozen=True)
