@@ -111,12 +111,10 @@ def secret_forms(secret: str) -> tuple[str, ...]:
 def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every secret (of at least ``MIN_SECRET_CHARS``) and every form of it
     (``secret_forms``; hex and URL escapes in any case) replaced by ``[redacted]``."""
-    for secret in secrets:
-        if len(secret) < MIN_SECRET_CHARS:
-            continue
-        for form in sorted(secret_forms(secret), key=len, reverse=True):
-            text = re.sub(re.escape(form), REDACTED, text, flags=re.IGNORECASE) if _caseless(form) else text.replace(
-                form, REDACTED)
+    forms = {form for secret in secrets if len(secret) >= MIN_SECRET_CHARS for form in secret_forms(secret)}
+    for form in sorted(forms, key=lambda f: (-len(f), f)):  # longest first: a whole encoding before a part of it
+        text = re.sub(re.escape(form), REDACTED, text, flags=re.IGNORECASE) if _caseless(form) else text.replace(
+            form, REDACTED)
     return text
 
 
