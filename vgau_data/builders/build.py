@@ -133,7 +133,8 @@ def build_dataset(
 
     Raises:
         DatasetError: ``out_dir`` is a file, a folder that is not a build, or a build of
-            another seed or other families (without ``replace``).
+            another seed or other families (without ``replace``); or ``counts`` asks for
+            no rows at all.
 
     Example (kept small; the real build is 100 rows per family):
         >>> import tempfile
@@ -151,6 +152,8 @@ def build_dataset(
         progress=progress,
         replace=replace,
     )
+    if not config.families or not any(config.counts.get(difficulty, 0) > 0 for difficulty in DIFFICULTIES):
+        raise DatasetError(f"nothing to build: counts {config.counts} ask for no rows; give at least one a count of 1")
     check_destination(config)
     start = time.perf_counter()
     pending = [

@@ -282,5 +282,24 @@ def write_report(model_dir: Path, dataset: str | ReferenceSet | None = None) -> 
 
 
 def model_dirs(out_dir: Path) -> list[Path]:
-    """Model folders under a run's ``--out`` folder."""
-    return sorted(p for p in Path(out_dir).iterdir() if (p / "records").is_dir()) if Path(out_dir).is_dir() else []
+    """Model folders under a run's ``--out`` folder; a link to a folder elsewhere is left out (with a warning):
+    reports are written into these folders, and nothing may be written outside ``out_dir``."""
+    if not Path(out_dir).is_dir():
+        return []
+    found = []
+    for path in sorted(Path(out_dir).iterdir()):
+        if not (path / "records").is_dir():
+            continue
+        if inside_out_dir(out_dir, path.name) is None:
+            logger.warning("%s leads outside %s; it is left out", path, out_dir)
+            continue
+        found.append(path)
+    return found
+
+
+def inside_out_dir(out_dir: Path, name: str) -> Path | None:
+    """``out_dir / name`` when ``name`` is one folder name and the folder really lies in ``out_dir``, else None."""
+    if Path(name).name != name or name in ("", ".", ".."):
+        return None
+    folder = Path(out_dir) / name
+    return folder if folder.resolve().parent == Path(out_dir).resolve() else None
