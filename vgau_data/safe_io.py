@@ -23,6 +23,7 @@ import errno
 import fcntl
 import io
 import os
+import shutil
 import stat
 import tempfile
 import time
@@ -228,6 +229,13 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Replace ``path`` with ``text`` as UTF-8, atomically."""
     return write_bytes(path, text.encode("utf-8"))
+
+
+def copy_file(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> Path:
+    """Replace ``target`` with a copy of the regular file ``source``, atomically (streamed)."""
+    with open_regular(source) as reader, atomic_writer(target) as writer:
+        shutil.copyfileobj(reader, writer, CHUNK)
+    return Path(target)
 
 
 @contextlib.contextmanager

@@ -430,6 +430,7 @@ def read_submission(
             obj = safe_json.loads(line, f"line {number}")
         except safe_json.JsonInputError as error:
             problem(str(error))
+            header_line = header_line or number  # an unreadable first line is still the header's
             continue
         if header is None and not header_line:
             header_line = number
