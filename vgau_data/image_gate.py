@@ -116,8 +116,14 @@ def check(data: bytes, *, at: str, max_pixels: int = MAX_PIXELS, max_side: int =
     return image_format(data) or ""
 
 
-def read_file(path: str | os.PathLike[str], *, inside: str | os.PathLike[str] | None = None, at: str | None = None,
-              max_bytes: int = MAX_IMAGE_BYTES, max_pixels: int = MAX_PIXELS) -> tuple[bytes, Image.Image]:
+def read_file(
+    path: str | os.PathLike[str],
+    *,
+    inside: str | os.PathLike[str] | None = None,
+    at: str | None = None,
+    max_bytes: int = MAX_IMAGE_BYTES,
+    max_pixels: int = MAX_PIXELS,
+) -> tuple[bytes, Image.Image]:
     """An image file's bytes and its decoded RGB image, read by ``safe_io`` (a regular file,
     inside ``inside``, at most ``max_bytes``) and passed through ``decode``.
 

@@ -51,8 +51,9 @@ def _within(path: Path, inside: Path) -> bool:
     return True
 
 
-def checked_path(path: str | os.PathLike[str], *, inside: str | os.PathLike[str] | None = None,
-                 what: str = "file") -> Path:
+def checked_path(
+    path: str | os.PathLike[str], *, inside: str | os.PathLike[str] | None = None, what: str = "file"
+) -> Path:
     """``path`` resolved (symlinks followed), refused unless it is a regular file inside ``inside``.
 
     Raises:
@@ -69,7 +70,9 @@ def checked_path(path: str | os.PathLike[str], *, inside: str | os.PathLike[str]
     if inside is not None:
         root = Path(inside).resolve()
         if not _within(real, root):
-            raise InputFileError(f"{path}: the {what} leads outside {root} (to {real}); links out of the folder are not followed")
+            raise InputFileError(
+                f"{path}: the {what} leads outside {root} (to {real}); links out of the folder are not followed"
+            )
     try:
         mode = os.stat(real).st_mode
     except OSError as error:
@@ -87,8 +90,9 @@ def _kind(mode: int) -> str:
     return "not a plain file"
 
 
-def open_regular(path: str | os.PathLike[str], *, inside: str | os.PathLike[str] | None = None,
-                 what: str = "file") -> IO[bytes]:
+def open_regular(
+    path: str | os.PathLike[str], *, inside: str | os.PathLike[str] | None = None, what: str = "file"
+) -> IO[bytes]:
     """A binary handle on a regular file (see ``checked_path``), opened without following a late symlink."""
     real = checked_path(path, inside=inside, what=what)
     try:
@@ -107,8 +111,9 @@ def _too_big(path: str | os.PathLike[str], what: str, limit: int, size: int | No
     return InputFileError(f"{path}: the {what} is {shown} over the limit of {limit:,} bytes")
 
 
-def read_bytes(path: str | os.PathLike[str], *, limit: int, inside: str | os.PathLike[str] | None = None,
-               what: str = "file") -> bytes:
+def read_bytes(
+    path: str | os.PathLike[str], *, limit: int, inside: str | os.PathLike[str] | None = None, what: str = "file"
+) -> bytes:
     """The whole content of a regular file of at most ``limit`` bytes.
 
     Raises:
@@ -124,8 +129,9 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int, inside: str | os.Pat
     return data
 
 
-def read_text(path: str | os.PathLike[str], *, limit: int, inside: str | os.PathLike[str] | None = None,
-              what: str = "file") -> str:
+def read_text(
+    path: str | os.PathLike[str], *, limit: int, inside: str | os.PathLike[str] | None = None, what: str = "file"
+) -> str:
     """``read_bytes`` decoded as UTF-8 (a leading byte-order mark dropped).
 
     Raises:
@@ -135,11 +141,19 @@ def read_text(path: str | os.PathLike[str], *, limit: int, inside: str | os.Path
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise InputFileError(f"{path}: the {what} is not UTF-8 text (byte {error.start}); is it the right file?") from None
+        raise InputFileError(
+            f"{path}: the {what} is not UTF-8 text (byte {error.start}); is it the right file?"
+        ) from None
 
 
-def iter_lines(path: str | os.PathLike[str], *, max_line: int, max_bytes: int,
-               inside: str | os.PathLike[str] | None = None, what: str = "file") -> Iterator[tuple[int, bytes]]:
+def iter_lines(
+    path: str | os.PathLike[str],
+    *,
+    max_line: int,
+    max_bytes: int,
+    inside: str | os.PathLike[str] | None = None,
+    what: str = "file",
+) -> Iterator[tuple[int, bytes]]:
     """``(number, line)`` of a regular file, streamed; each line keeps its ``\\n`` (the last may lack it).
 
     Raises:
@@ -156,9 +170,13 @@ def iter_lines(path: str | os.PathLike[str], *, max_line: int, max_bytes: int,
             number += 1
             total += len(line)
             if len(line) - line.endswith(b"\n") > max_line:
-                raise InputFileError(f"{path}: line {number} of the {what} is longer than the limit of {max_line:,} bytes")
+                raise InputFileError(
+                    f"{path}: line {number} of the {what} is longer than the limit of {max_line:,} bytes"
+                )
             if total > max_bytes:
-                raise InputFileError(f"{path}: line {number}: the {what} holds more than the limit of {max_bytes:,} bytes")
+                raise InputFileError(
+                    f"{path}: line {number}: the {what} holds more than the limit of {max_bytes:,} bytes"
+                )
             yield number, line
 
 

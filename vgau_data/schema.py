@@ -53,7 +53,8 @@ class Shape:
         shown = shown if len(shown) <= MAX_SHOWN else shown[:MAX_SHOWN] + "..."
         kind = _type_name(value)
         return f"{_label(path)} must be {self.description}, got {kind}" + (
-            f" {shown}" if kind not in ("object", "list") else "")
+            f" {shown}" if kind not in ("object", "list") else ""
+        )
 
 
 class _Any(Shape):
@@ -112,7 +113,11 @@ class Num(Shape):
 
     @property
     def description(self) -> str:  # type: ignore[override]
-        return "a number" if (self.low, self.high) == (-math.inf, math.inf) else f"a number in [{self.low:g}, {self.high:g}]"
+        return (
+            "a number"
+            if (self.low, self.high) == (-math.inf, math.inf)
+            else f"a number in [{self.low:g}, {self.high:g}]"
+        )
 
     def problem(self, value: Any, path: str) -> str | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

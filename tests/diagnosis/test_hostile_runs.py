@@ -12,18 +12,6 @@ from pathlib import Path
 import pytest
 
 from tests.bounded import run_cli_bounded
-from vgau_data.cli import main
-
-
-@pytest.fixture(scope="module")
-def image_runs(dataset_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scripted oracle's Text-CoT and the scripted oracle generator's Self-GtA on easy maze rows."""
-    out = tmp_path_factory.mktemp("image_runs")
-    common = ["--dataset", str(dataset_dir), "--out", str(out), "--difficulty", "easy", "--families", "maze",
-              "--runs", "1", "--no-progress"]  # fmt: skip
-    assert main(["run", "--backend", "scripted", "--model", "oracle", "--protocol", "text_cot", *common]) == 0
-    assert main(["run", "--backend", "scripted-image", "--model", "oracle", "--protocol", "self_gta", *common]) == 0
-    return out
 
 
 @pytest.fixture
@@ -60,7 +48,10 @@ def test_diagnose__the_unspoiled_folder_reads(runs: Path) -> None:
     [
         (lambda p: p.symlink_to("/dev/zero"), "leads outside"),
         (lambda p: os.mkfifo(p), "not a regular file (a FIFO)"),
-        (lambda p: p.write_bytes(b"%!PS-Adobe-3.0\n" + b"0 0 moveto\n" * 100), "not a PNG, WebP or JPEG image (PostScript)"),
+        (
+            lambda p: p.write_bytes(b"%!PS-Adobe-3.0\n" + b"0 0 moveto\n" * 100),
+            "not a PNG, WebP or JPEG image (PostScript)",
+        ),
     ],
     ids=["dev-zero", "fifo", "postscript"],
 )
@@ -95,8 +86,14 @@ def _rewrite(path: Path, change) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda ls: [ls[0], *({k: v for k, v in e.items() if k != "key"} for e in ls[1:])], "line 2: the record lacks 'key'"),
-        (lambda ls: [ls[0], *({k: v for k, v in e.items() if k != "id"} for e in ls[1:])], "line 2: the record lacks 'id'"),
+        (
+            lambda ls: [ls[0], *({k: v for k, v in e.items() if k != "key"} for e in ls[1:])],
+            "line 2: the record lacks 'key'",
+        ),
+        (
+            lambda ls: [ls[0], *({k: v for k, v in e.items() if k != "id"} for e in ls[1:])],
+            "line 2: the record lacks 'id'",
+        ),
         (lambda ls: [{**ls[0], "protocol": ["text_cot"]}, *ls[1:]], "'protocol' must be an object or null, got list"),
         (lambda ls: [{**ls[0], "dataset": {"source": {"a": 1}}}, *ls[1:]], "'dataset.source' must be a string or null"),
         (lambda ls: [ls[0], {**ls[1], "id": ["maze-easy-0000"]}], "'id' must be a string, got list"),

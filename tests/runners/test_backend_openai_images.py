@@ -191,7 +191,8 @@ def test_failures__webp_and_jpeg_replies_are_read(server) -> None:
     for kind in ("WEBP", "JPEG"):
         buffer = io.BytesIO()
         BOARD.save(buffer, kind)
-        url, _ = server(lambda path, headers, body, data=buffer.getvalue(): (200, {"data": [{"b64_json": _b64(data)}]}))
+        reply = {"data": [{"b64_json": _b64(buffer.getvalue())}]}
+        url, _ = server(lambda path, headers, body, reply=reply: (200, reply))
         made = _gen(base_url=url, max_retries=0).generate([_request()], GenParams())[0]
         assert made.ok and made.image.size == BOARD.size, made.error
 

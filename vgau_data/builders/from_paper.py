@@ -16,7 +16,6 @@ or unreadable) fails the build with a message naming it; ``--families`` builds t
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import re
 import time

@@ -166,8 +166,8 @@ def score_batch(
         ValueError: the lists differ in length, or ``return_details`` is not a boolean
             (``"no"`` would otherwise count as true).
     """
-    if not isinstance(return_details, bool):
-        raise ValueError(f"return_details must be True or False, got {return_details!r:.40}")
+    if not isinstance(return_details, bool):  # a ValueError like evaluate's own argument errors
+        raise ValueError(f"return_details must be True or False, got {return_details!r:.40}")  # noqa: TRY004
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references; they must pair up")
     verdicts = [score_answer(p, r) for p, r in zip(predictions, references)]

@@ -37,7 +37,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from vgau_data import safe_io, safe_json
 from vgau_data.errors import InputFileError, SubmissionError
