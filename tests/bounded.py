@@ -4,16 +4,21 @@ The child gets ``RLIMIT_AS`` of ``memory`` bytes (a run past it dies with Memory
 Its cost in time is the CPU seconds it used, start-up included: on a machine shared by
 several jobs the wall time says more about the neighbours than about the probe. A probe
 that blocks (a FIFO read) uses no CPU, so the wall time is bounded too, at four times
-the bound (then the call fails with ``TimeoutExpired``).
+the bound (then the call fails with ``TimeoutExpired``). The child's peak resident
+memory is reported too (``Finished.peak_mb``); with ``$VGAU_PROBE_LOG`` set, every probe
+appends its figures to that file as a JSON line (for the tables of a report).
 """
 
 from __future__ import annotations
 
 import gzip
+import json
+import os
 import resource
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 from collections.abc import Sequence
@@ -24,6 +29,16 @@ MEMORY_BYTES = 1 << 30
 """The issue's bound: every probe stays under 1 GB."""
 SECONDS = 5.0
 """The issue's bound: every probe ends within 5 s."""
+_LAUNCHER = """\
+import atexit, json, os, resource, runpy, sys
+def report():
+    with open(os.environ["VGAU_PROBE_USAGE"], "w") as out:
+        json.dump({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}, out)
+atexit.register(report)
+sys.argv = ["vgau-data", *sys.argv[1:]]
+runpy.run_module("vgau_data", run_name="__main__", alter_sys=True)
+"""
+"""``python -m vgau_data``, writing the process's peak resident memory to ``$VGAU_PROBE_USAGE`` at exit."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +49,8 @@ class Finished:
     seconds: float
     """CPU seconds (user and system) the child used."""
     wall_seconds: float = 0.0
+    peak_mb: float | None = None
+    """The child's peak resident memory (None when it died before saying)."""
 
     def assert_one_line_error(self, *fragments: str) -> None:
         """Exit status 2, and stderr is one ``error:`` line holding every fragment."""
@@ -51,22 +68,42 @@ def run_cli_bounded(args: Sequence[str], *, memory: int = MEMORY_BYTES, seconds:
     def cap_memory() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "vgau_data", *args],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=4 * seconds,
-        preexec_fn=cap_memory,
-        check=False,
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.TemporaryDirectory(prefix="vgau-probe-") as scratch:
+        usage_file = Path(scratch) / "usage.json"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", _LAUNCHER, *args],
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=4 * seconds,
+                preexec_fn=cap_memory,
+                check=False,
+                env={**os.environ, "VGAU_PROBE_USAGE": str(usage_file)},
+            )
+        except subprocess.TimeoutExpired:
+            _log(args, rc="timeout", cpu=None, wall=time.perf_counter() - start, peak=None, stderr="")
+            raise
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        peak = json.loads(usage_file.read_text())["maxrss_kb"] / 1024 if usage_file.is_file() else None
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    finished = Finished(done.returncode, done.stdout, done.stderr, cpu, wall, peak)
+    _log(args, rc=done.returncode, cpu=cpu, wall=wall, peak=peak, stderr=done.stderr)
     assert cpu < seconds, f"vgau-data {' '.join(args)[:200]} used {cpu:.1f} s of CPU (bound {seconds} s)"
-    return Finished(done.returncode, done.stdout, done.stderr, cpu, wall)
+    return finished
+
+
+def _log(args: Sequence[str], *, rc: int | str, cpu: float | None, wall: float, peak: float | None, stderr: str) -> None:
+    """One JSON line of a probe's figures in ``$VGAU_PROBE_LOG``, when it is set."""
+    if not os.environ.get("VGAU_PROBE_LOG"):
+        return
+    with open(os.environ["VGAU_PROBE_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps({"test": os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0], "args": list(args)[:4],
+                              "rc": rc, "cpu_s": cpu and round(cpu, 2), "wall_s": round(wall, 2),
+                              "peak_mb": peak and round(peak), "stderr": stderr.strip()[-160:]}) + "\n")  # fmt: skip
 
 
 def gzip_bomb(path: Path, *members: bytes, repeat: int = 1, level: int = 9) -> Path:

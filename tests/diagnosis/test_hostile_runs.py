@@ -115,8 +115,10 @@ def test_diagnose__records_of_the_wrong_types_are_one_line(runs: Path, change, m
         (lambda r: {**r, "rows": [[1, 2, 3]]}, "'rows[0][0]' must be a string, got integer 1"),
         (lambda r: {**r, "variants": "text_cot"}, "'variants' must be a list, got string"),
         (lambda r: {**r, "rows": [["x", "maze", "easy"]] * 100_001}, "'rows' has 100,001 items"),
+        (lambda r: {**r, "rows": [[f"maze-easy-{i}", "maze", "easy"] for i in range(20_000)], "runs": 100},
+         "20,000 rows x 100 runs asks for more than 200,000 episodes"),
     ],
-    ids=["million-runs", "short-row", "int-row", "variants-string", "too-many-rows"],
+    ids=["million-runs", "short-row", "int-row", "variants-string", "too-many-rows", "rows-times-runs"],
 )
 def test_diagnose__a_hostile_requests_log_is_one_line(runs: Path, change, message: str) -> None:
     path = _folder(runs, "oracle-") / "records" / "requested.jsonl"
@@ -136,3 +138,18 @@ def test_diagnose__a_forged_or_mistyped_cache_is_never_printed(runs: Path) -> No
     assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
     assert again.stdout == first.stdout and "0.12" not in again.stdout
     assert f"{2 * len(lines)} line(s) not sealed by this machine" in again.stderr
+
+
+def test_diagnose__requests_adding_up_to_too_much_scoring_are_one_line(runs: Path) -> None:
+    path = _folder(runs, "oracle-") / "records" / "requested.jsonl"
+    rows = [[f"maze-easy-{i}", "maze", "easy"] for i in range(2000)]
+    path.write_text("".join(json.dumps({"variants": [f"v{k}"], "runs": 100, "rows": rows}) + "\n" for k in range(3)))
+    _diagnose(runs).assert_one_line_error("requests add up to 600,000 episodes, more than 400,000")
+
+
+def test_diagnose__a_records_file_of_too_many_episode_lines_is_one_line(runs: Path) -> None:
+    path = _records(runs)
+    header, episode = path.read_text().splitlines()[:2]
+    line = json.loads(episode)
+    path.write_text(header + "\n" + "".join(json.dumps({**line, "key": f"{i:064x}"}) + "\n" for i in range(20_001)))
+    _diagnose(runs).assert_one_line_error("line 20002: more than 20,000 episode lines in one file")

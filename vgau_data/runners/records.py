@@ -29,7 +29,7 @@ is ignored on reading and cut off before the next append.
 A records folder may come from someone else (``diagnose`` and ``merge`` read folders
 copied from other machines), so reading is bounded: files are streamed through
 ``safe_io`` (regular files inside the model folder, at most ``MAX_RECORDS_FILE_BYTES``,
-lines at most ``MAX_LINE_BYTES``), and every header, episode and request line is held
+lines at most ``MAX_LINE_BYTES``, at most ``MAX_EPISODE_LINES`` episodes), and every header, episode and request line is held
 to its shape (``HEADER_SHAPE``, ``EPISODE_SHAPE``, ``REQUEST_SHAPE``): a line that does not
 fit is a one-line ``RecordsError`` naming the file, the line and the field.
 """
@@ -71,8 +71,15 @@ HEADER_MUST_MATCH: tuple[str, ...] = ("model_fingerprint", "backend_name", "prot
 MAX_RECORDS_FILE_BYTES = 256 * 1024 * 1024
 """Largest records file read (600 long episodes are tens of MiB)."""
 MAX_LINE_BYTES = 32 * 1024 * 1024
+MAX_EPISODE_LINES = 20_000
+"""Most episode lines read from one records file: one per row of a variant's run (600), plus
+the retries of errored ones; each costs kilobytes of memory once parsed."""
 MAX_REQUESTED_RUNS = 100
 MAX_REQUESTED_ROWS = 100_000
+MAX_REQUESTED_EPISODES = 200_000
+"""Most rows x runs one request may ask for: each is scored (as missing, if it never ran)."""
+MAX_FOLDER_EPISODES = 400_000
+"""Most rows x runs all of a folder's requests may add up to (over every variant): about 2 s of scoring."""
 MAX_VARIANTS = 256
 _NAME = Str(max_len=200)
 _TEXT = Nullable(Str())
@@ -236,6 +243,8 @@ def read_records(path: Path, *, inside: Path | None = None,
                 if header is None:
                     header = check(obj, HEADER_SHAPE, f"{path}: line {number} (header)")
             elif obj.get("type") == EPISODE_TYPE:
+                if len(episodes) >= MAX_EPISODE_LINES:
+                    raise RecordsError(f"{path}: line {number}: more than {MAX_EPISODE_LINES:,} episode lines in one file")
                 check(obj, EPISODE_SHAPE, f"{path}: line {number}")
                 for name in drop:
                     obj.pop(name, None)
@@ -426,9 +435,17 @@ def read_requests(model_dir: Path) -> list[RunRequest]:
         rows_read += len(obj["rows"])
         if rows_read > MAX_REQUESTED_ROWS:
             raise RecordsError(f"{path}: line {number}: more than {MAX_REQUESTED_ROWS:,} rows requested in all")
+        if len(obj["rows"]) * obj["runs"] > MAX_REQUESTED_EPISODES:
+            raise RecordsError(
+                f"{path}: line {number}: {len(obj['rows']):,} rows x {obj['runs']} runs asks for more than "
+                f"{MAX_REQUESTED_EPISODES:,} episodes"
+            )
         shard = obj.get("shard")
         rows = tuple((row_id, task, difficulty) for row_id, task, difficulty in obj["rows"])
         requests.append(RunRequest(tuple(obj["variants"]), obj["runs"], rows, (shard[0], shard[1]) if shard else None))
+    asked = sum(len(expected.rows) * expected.runs for expected in expected_work(requests).values())
+    if asked > MAX_FOLDER_EPISODES:
+        raise RecordsError(f"{path}: the requests add up to {asked:,} episodes, more than {MAX_FOLDER_EPISODES:,}")
     return requests
 
 
