@@ -223,10 +223,7 @@ class MapOf(Shape):
 
     value: Shape = ANY
     max_len: int = 1 << 30
-
-    @property
-    def description(self) -> str:  # type: ignore[override]
-        return "an object"
+    description = "an object"
 
     def problem(self, value: Any, path: str) -> str | None:
         if not isinstance(value, dict):
@@ -248,10 +245,7 @@ class Obj(Shape):
     required: Mapping[str, Shape] = field(default_factory=dict)
     optional: Mapping[str, Shape] = field(default_factory=dict)
     closed: bool = False
-
-    @property
-    def description(self) -> str:  # type: ignore[override]
-        return "an object"
+    description = "an object"
 
     def problem(self, value: Any, path: str) -> str | None:
         if not isinstance(value, dict):

@@ -270,12 +270,17 @@ def test_convert__a_huge_or_special_samples_file_is_refused_unread(real_dataset:
     _convert_cli(real_dataset, tmp_path, "lmms-eval", path).assert_one_line_error("not a regular file (a FIFO)")
 
 
+def _maze_csv(references: ReferenceSet, tmp_path: Path, prediction: str) -> tuple[list, Path, list[str]]:
+    """Six maze rows, a CSV path for them, and its lines (header first) with ``prediction`` in every row."""
+    rows = [row for row in references.rows if row.task == "maze"][:6]
+    lines = ["index,id,prediction", *(f"{i},{row.id},{prediction}" for i, row in enumerate(rows))]
+    return rows, tmp_path / "m_VGAU_maze_direct.csv", lines
+
+
 def test_convert__a_csv_with_a_byte_order_mark_converts(
     real_dataset: Path, real_references: ReferenceSet, tmp_path: Path
 ) -> None:
-    rows = [row for row in real_references.rows if row.task == "maze"][:6]
-    path = tmp_path / "m_VGAU_maze_direct.csv"
-    lines = ["index,id,prediction", *(f'{i},{row.id},"<ANSWER_JSON>[""up""]</ANSWER_JSON>"' for i, row in enumerate(rows))]
+    rows, path, lines = _maze_csv(real_references, tmp_path, '"<ANSWER_JSON>[""up""]</ANSWER_JSON>"')
     path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
     submission, _ = convert("vlmevalkit", [path], real_references, model="m")
     assert [r.id for r in submission.records] == [row.id for row in rows]
@@ -285,9 +290,7 @@ def test_convert__a_csv_with_a_byte_order_mark_converts(
 def test_convert__a_csv_with_an_unclosed_quote_is_an_error_not_a_short_file(
     real_dataset: Path, real_references: ReferenceSet, tmp_path: Path
 ) -> None:
-    rows = [row for row in real_references.rows if row.task == "maze"][:6]
-    path = tmp_path / "m_VGAU_maze_direct.csv"
-    lines = ["index,id,prediction", *(f"{i},{row.id},up" for i, row in enumerate(rows))]
+    _, path, lines = _maze_csv(real_references, tmp_path, "up")
     lines[1] = lines[1].replace(",up", ',"up')  # the quote never closes: the rest would fold into one cell
     path.write_text("\n".join(lines) + "\n")
     _convert_cli(real_dataset, tmp_path, "vlmevalkit", path).assert_one_line_error(
