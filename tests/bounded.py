@@ -30,10 +30,12 @@ MEMORY_BYTES = 1 << 30
 SECONDS = 5.0
 """The issue's bound: every probe ends within 5 s."""
 _LAUNCHER = """\
-import atexit, json, os, resource, runpy, sys
-def report():
+import atexit, json, os, runpy, sys
+def report():  # VmHWM: this process's own peak (ru_maxrss would carry the parent's over fork and exec)
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
     with open(os.environ["VGAU_PROBE_USAGE"], "w") as out:
-        json.dump({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}, out)
+        json.dump({"peak_kb": peak}, out)
 atexit.register(report)
 sys.argv = ["vgau-data", *sys.argv[1:]]
 runpy.run_module("vgau_data", run_name="__main__", alter_sys=True)
@@ -88,7 +90,7 @@ def run_cli_bounded(args: Sequence[str], *, memory: int = MEMORY_BYTES, seconds:
             raise
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        peak = json.loads(usage_file.read_text())["maxrss_kb"] / 1024 if usage_file.is_file() else None
+        peak = json.loads(usage_file.read_text())["peak_kb"] / 1024 if usage_file.is_file() else None
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     finished = Finished(done.returncode, done.stdout, done.stderr, cpu, wall, peak)
     _log(args, rc=done.returncode, cpu=cpu, wall=wall, peak=peak, stderr=done.stderr)
