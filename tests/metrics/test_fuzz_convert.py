@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from tests.fuzz_files import LONG, SMOKE, spoil_bytes, spoil_json_lines, spoil_kind
 from tests.metrics.conftest import HARNESS_OUTPUTS
 from vgau_data.errors import VgauError
-from vgau_data.metrics.convert import convert
+from vgau_data.integrations.convert import convert
 from vgau_data.metrics.references import ReferenceSet
 
 CPU_SECONDS = 5.0

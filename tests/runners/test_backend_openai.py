@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import json
 import time
-import urllib.parse
 import tracemalloc
+import urllib.parse
 from typing import Any
 
 import pytest

@@ -41,6 +41,7 @@ unclosed CSV quotes, xlsx files that unpack too large and unknown ids are one-li
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -93,11 +94,23 @@ class Converted:
             merged.update(value)
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     try:
-        return safe_io.read_bytes(path, limit=MAX_FILE_BYTES, what="harness file")
+        return safe_io.read_bytes(path, limit=limit, what="harness file")
     except InputFileError as error:
         raise SubmissionError(str(error)) from None
+
+
+def _json_file(path: Path, what: str) -> dict[str, Any]:
+    """A harness's own JSON object file (lmms-eval's results.json, VLMEvalKit's status.json), read
+    within ``MAX_RESULTS_BYTES``; NaN and Infinity (Python's json writes them) read as null."""
+    try:
+        value = safe_json.loads(_read_bytes(path, MAX_RESULTS_BYTES), str(path), nan_as_null=True)
+    except safe_json.JsonInputError as error:
+        raise SubmissionError(f"{error}; is this {what}?") from None
+    if not isinstance(value, dict):
+        raise SubmissionError(f"{path}: not {what} (expected a JSON object)")
+    return value
 
 
 def _position_locator(references: ReferenceSet, family: str | None, where: str) -> Any:
@@ -303,15 +316,7 @@ def lmms_eval_settings(path: str | Path) -> tuple[dict[str, Any], dict[str, dict
     """
     import hashlib
 
-    path = Path(path)
-    if path.stat().st_size > MAX_RESULTS_BYTES:
-        raise SubmissionError(f"{path}: over {MAX_RESULTS_BYTES} bytes; is this an lmms-eval results.json?")
-    try:
-        results = json.loads(_read_text(path))
-    except (ValueError, RecursionError) as error:
-        raise SubmissionError(f"{path}: not JSON ({str(error)[:120]})") from None
-    if not isinstance(results, dict):
-        raise SubmissionError(f"{path}: not an lmms-eval results.json (expected a JSON object)")
+    results = _json_file(Path(path), "an lmms-eval results.json")
     configs = results.get("configs") if isinstance(results.get("configs"), dict) else {}
     config = results.get("config") if isinstance(results.get("config"), dict) else {}
     cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
@@ -378,14 +383,7 @@ def vlmevalkit_settings(prediction_file: str | Path) -> dict[str, Any] | None:
     path = Path(prediction_file).with_name("status.json")
     if not path.is_file():
         return None
-    if path.stat().st_size > MAX_RESULTS_BYTES:
-        raise SubmissionError(f"{path}: over {MAX_RESULTS_BYTES} bytes; is this VLMEvalKit's status.json?")
-    try:
-        status = json.loads(_read_text(path))
-    except (ValueError, RecursionError) as error:
-        raise SubmissionError(f"{path}: not JSON ({str(error)[:120]})") from None
-    if not isinstance(status, dict):
-        raise SubmissionError(f"{path}: not VLMEvalKit's status.json (expected an object)")
+    status = _json_file(path, "VLMEvalKit's status.json")
     settings = {key: status[key] for key in VLMEVAL_STATUS_KEYS if key in status}
     if isinstance(settings.get("argv"), list):
         argv = [str(a) for a in settings["argv"]]
