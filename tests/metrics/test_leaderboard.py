@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import tempfile
@@ -308,6 +309,8 @@ def hostile_results(real_references: ReferenceSet, tmp_path_factory: pytest.Temp
     paths = []
     for index, name in enumerate(HOSTILE_NAMES):
         submission = make_baseline("oracle", real_references, protocols=["direct"], model=name)
+        submission = dataclasses.replace(submission, header=dataclasses.replace(
+            submission.header, harness=name, settings={name: name, "direct": {"gen": {"stop": [name]}}}))
         path = out / f"hostile-{index}.json"
         path.write_text(json.dumps(score_submission(submission, real_references)), encoding="utf-8")
         paths.append(path)
