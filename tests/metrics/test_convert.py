@@ -273,7 +273,8 @@ def test_convert__a_huge_or_special_samples_file_is_refused_unread(real_dataset:
 def _maze_csv(references: ReferenceSet, tmp_path: Path, prediction: str) -> tuple[list, Path, list[str]]:
     """Six maze rows, a CSV path for them, and its lines (header first) with ``prediction`` in every row."""
     rows = [row for row in references.rows if row.task == "maze"][:6]
-    lines = ["index,id,prediction", *(f"{i},{row.id},{prediction}" for i, row in enumerate(rows))]
+    # "id" first, so a byte-order mark sticks to it; the index column is reversed, so rows placed by it are wrong
+    lines = ["id,index,prediction", *(f"{row.id},{len(rows) - 1 - i},{prediction}" for i, row in enumerate(rows))]
     return rows, tmp_path / "m_VGAU_maze_direct.csv", lines
 
 
