@@ -197,6 +197,20 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it (``/proc``), else by setting it back at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """A binary handle whose content replaces ``path`` whole when the block ends without error.
@@ -217,7 +231,7 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         try:
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except OSError:
-            mode = 0o644
+            mode = 0o666 & ~_umask()  # what open() would have made (mkstemp makes 0600)
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb", closefd=False) as handle:
             yield handle
