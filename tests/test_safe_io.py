@@ -106,18 +106,32 @@ def test_write__an_error_in_the_block_keeps_the_old_file(tmp_path: Path) -> None
     assert path.read_text() == "old" and len(list(tmp_path.iterdir())) == 1
 
 
-def test_remove_stale_temps__leaves_live_writers_and_young_files(tmp_path: Path, monkeypatch) -> None:
+def test_remove_stale_temps__removes_a_dead_writers_file_at_once_and_leaves_live_ones(tmp_path: Path) -> None:
     dead = tmp_path / f".a.png.xyz{safe_io.TEMP_SUFFIX}"
-    dead.write_bytes(b"partial")
-    young = tmp_path / f".b.png.xyz{safe_io.TEMP_SUFFIX}"
-    young.write_bytes(b"partial")
-    old = time.time() - 3600
-    os.utime(dead, (old, old))
+    dead.write_bytes(b"partial")  # just written by a process killed since: no lock on it
     with safe_io.atomic_writer(tmp_path / "c.png") as handle:
         handle.write(b"live")
         (live,) = [p for p in tmp_path.iterdir() if p.name.startswith(".c.png.")]
-        os.utime(live, (old, old))
         assert safe_io.remove_stale_temps(tmp_path) == 1
-        assert live.exists() and young.exists() and not dead.exists()
+        assert live.exists() and not dead.exists()
     assert (tmp_path / "c.png").read_bytes() == b"live"
-    assert safe_io.is_temporary(young) and not safe_io.is_temporary(tmp_path / "c.png")
+    assert not [p for p in tmp_path.iterdir() if safe_io.is_temporary(p)]
+    assert safe_io.is_temporary(live) and not safe_io.is_temporary(tmp_path / "c.png")
+
+
+def test_atomic_writer__a_temporary_removed_before_its_lock_is_made_again(tmp_path: Path, monkeypatch) -> None:
+    """The race a cleaner and a new writer can run: the cleaner wins, the writer takes another file."""
+    real_mkstemp = safe_io.tempfile.mkstemp
+    made: list[str] = []
+
+    def mkstemp_then_clean(**options):
+        fd, name = real_mkstemp(**options)
+        made.append(name)
+        if len(made) == 1:
+            safe_io.remove_stale_temps(tmp_path)  # between creation and lock
+        return fd, name
+
+    monkeypatch.setattr(safe_io.tempfile, "mkstemp", mkstemp_then_clean)
+    safe_io.write_text(tmp_path / "out.txt", "whole")
+    assert len(made) == 2 and (tmp_path / "out.txt").read_text() == "whole"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]

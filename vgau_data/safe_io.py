@@ -26,7 +26,6 @@ import os
 import shutil
 import stat
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Final
@@ -35,8 +34,8 @@ from vgau_data.errors import InputFileError, WriteError
 
 TEMP_SUFFIX: Final = ".vgau-tmp"
 """The suffix of every temporary file we write (readers skip such names)."""
-STALE_AFTER_S: Final = 10.0
-"""A temporary file younger than this is left alone even when unlocked (its writer may be about to lock it)."""
+TEMP_ATTEMPTS: Final = 5
+"""Temporary files tried in turn when a cleaner removes one between its creation and its lock."""
 CHUNK: Final = 1 << 20
 
 
@@ -222,12 +221,11 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:80]}.", suffix=TEMP_SUFFIX)
+        fd, temporary = _locked_temporary(path)
     except OSError as error:
         raise WriteError(f"{path}: cannot write ({error.strerror or error})") from None
     done = False
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # tells remove_stale_temps this file has a live writer
         try:
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except OSError:
@@ -249,6 +247,21 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         if not done:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+
+
+def _locked_temporary(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path``, locked (which tells ``remove_stale_temps`` it has a
+    live writer); made again if a cleaner removed it before the lock was taken."""
+    for _ in range(TEMP_ATTEMPTS):
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:80]}.", suffix=TEMP_SUFFIX)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(temporary).st_ino == os.fstat(fd).st_ino:
+                return fd, temporary
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    raise OSError(f"{TEMP_ATTEMPTS} temporary files were removed before they could be locked")
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
@@ -288,8 +301,8 @@ def is_temporary(path: str | os.PathLike[str]) -> bool:
 def remove_stale_temps(folder: str | os.PathLike[str], *, recursive: bool = False) -> int:
     """Delete the temporary files in ``folder`` whose writer is gone (killed); returns how many.
 
-    A temporary file still being written is locked by its writer and is left alone, and so is
-    one younger than ``STALE_AFTER_S``.
+    A temporary file still being written is locked by its writer and is left alone (a writer
+    whose file is removed before it could lock it makes another, ``_locked_temporary``).
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -301,8 +314,6 @@ def remove_stale_temps(folder: str | os.PathLike[str], *, recursive: bool = Fals
         except OSError:
             continue
         try:
-            if time.time() - os.fstat(fd).st_mtime < STALE_AFTER_S:
-                continue
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             continue  # a live writer
