@@ -63,7 +63,7 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
 
 PAPER_MAX_STATES: Final = 800_000
 """The search budget for a published board: the authors' hardest, parking_exit_061, meets
-about 0.46M positions; a hostile record of many free cars stops here (about 4 s, 200 MB)
+about 0.46M positions; a hostile record of many free cars stops here (about 3 s, 230 MB)
 instead of at the default 3M (about 14 s, 0.7 GB)."""
 PAPER = PaperFormat("parking/dataset_manifest.json", "image_path", "task_id", read_record,
                     solve=functools.partial(solve, max_states=PAPER_MAX_STATES))  # fmt: skip
