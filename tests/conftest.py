@@ -2,7 +2,8 @@
 
 `datasets` (5.2) caches a local dataset folder under its base name and config only, so a
 folder rebuilt with other contents, or another folder with the same name, loads stale
-rows from ``~/.cache``. Every test session therefore gets an empty cache of its own.
+rows from ``~/.cache``. Every test session therefore gets an empty cache of its own, and
+its own ``vgau_data`` cache folder (the key that seals cache lines, ``vgau_data.signing``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ _CACHE = tempfile.TemporaryDirectory(prefix="vgau-hf-datasets-")
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ["HF_DATASETS_CACHE"] = _CACHE.name
+    os.environ["VGAU_DATA_CACHE_DIR"] = os.path.join(_CACHE.name, "vgau_data")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 

@@ -37,3 +37,11 @@ class MissingDependencyError(VgauError, ImportError):
 
 class PaperDataError(VgauError, ValueError):
     """A file or record of the authors' published data that cannot be converted (the message names it)."""
+
+
+class InputFileError(VgauError, ValueError):
+    """A file we were asked to read that is not a regular file inside the folder given, or is too large."""
+
+
+class WriteError(VgauError, OSError):
+    """A file that could not be written whole; the file it would have replaced is unchanged."""

@@ -143,6 +143,14 @@ def test_build__rejects_unknown_families_and_bad_counts(tmp_path: Path) -> None:
         build_dataset(tmp_path, counts={"expert": 1}, progress=False)
 
 
+def test_build__counts_of_zero_are_a_one_line_error(tmp_path: Path) -> None:
+    from tests.bounded import run_cli_bounded
+
+    done = run_cli_bounded(["build", "--out", str(tmp_path / "out"), "--counts", "0", "0", "0", "--families", "maze"])
+    done.assert_one_line_error("nothing to build", "ask for no rows")
+    assert not (tmp_path / "out").exists()
+
+
 def test_build__a_rebuilt_folder_loads_fresh_rows_from_our_loader(tmp_path: Path) -> None:
     """`datasets` caches local folders by name; `load_puzzles` must never serve stale rows."""
     from vgau_data.builders import load_puzzles

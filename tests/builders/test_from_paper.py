@@ -9,6 +9,7 @@ answer (the on-path letters reversed). Only maze_0000 and the path records have 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -218,3 +219,96 @@ def test_cli_build_from_paper__errors_are_one_line_with_status_2(
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 2 and all(line.startswith("vgau-data build: error: ") for line in errors)
     assert "holds none of the authors' files" in errors[0] and "--counts does not apply" in errors[1]
+
+
+# ------------------------------------------------------------------ a hostile authors' folder (issue 19)
+
+
+def _build_maze(clone: Path):
+    from tests.bounded import run_cli_bounded
+
+    return run_cli_bounded(["build", "--from-paper", str(clone), "--out", str(clone.parent / "out"),
+                            "--families", "maze", "--no-progress"])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "spoil", [lambda p: p.symlink_to("/dev/zero"), lambda p: os.mkfifo(p)], ids=["dev-zero", "fifo"]
+)
+def test_from_paper__a_git_head_that_is_not_a_file_leaves_the_commit_unknown(clone: Path, spoil) -> None:
+    (clone / ".git").mkdir()
+    spoil(clone / ".git" / "HEAD")
+    assert clone_commit(clone / "data") is None
+    done = _build_maze(clone)
+    assert done.returncode == 0 and "(commit unknown)" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (lambda p: p.unlink() or p.symlink_to("/dev/zero"), "leads outside"),
+        (lambda p: p.unlink() or os.mkfifo(p), "not a regular file (a FIFO)"),
+        (lambda p: os.truncate(p, 57 << 20), "over the limit of 16,777,216 bytes"),
+        (lambda p: p.write_text("[" * 5000 + "]" * 5000), "nested more than 64 levels deep"),
+        (lambda p: p.write_text('{"id": NaN}\n'), "line 1: not valid JSON (NaN is not JSON)"),
+    ],
+    ids=["dev-zero", "fifo", "57MB", "deep", "nan"],
+)
+def test_from_paper__a_special_huge_or_odd_record_file_is_one_line(clone: Path, spoil, message: str) -> None:
+    spoil(clone / "data" / "maze" / "maze100.jsonl")
+    _build_maze(clone).assert_one_line_error(message)
+    assert not (clone.parent / "out").exists()
+
+
+def test_from_paper__an_image_linked_from_outside_the_data_folder_is_refused(clone: Path) -> None:
+    image = clone / "data" / "maze" / "images" / "maze_0000.png"
+    outside = clone.parent / "private.png"
+    shutil.move(image, outside)
+    image.symlink_to(outside)
+    _build_maze(clone).assert_one_line_error("maze record maze_0000", "leads outside")
+    inside = clone / "data" / "maze" / "images" / "copy.png"  # a link that stays inside is read
+    shutil.move(outside, inside)
+    image.unlink()
+    image.symlink_to(inside)
+    assert _build_maze(clone).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [(b"%!PS-Adobe-3.0\n%%BoundingBox: 0 0 10 10\nshowpage\n", "PostScript"), (b"II*\x00" + b"\x00" * 64, "TIFF")],
+    ids=["postscript", "tiff"],
+)
+def test_from_paper__an_image_that_is_not_png_webp_or_jpeg_is_refused(clone: Path, data: bytes, kind: str) -> None:
+    (clone / "data" / "maze" / "images" / "maze_0000.png").write_bytes(data)
+    _build_maze(clone).assert_one_line_error("maze record maze_0000", f"is not a PNG, WebP or JPEG image ({kind})")
+
+
+@pytest.mark.parametrize("value", [["easy"], {"easy": 1}, 7, None])
+def test_from_paper__a_difficulty_of_another_type_names_the_record(clone: Path, value: object) -> None:
+    manifest = clone / "data" / "maze" / "maze100.jsonl"
+    records = [json.loads(line) for line in manifest.read_text().splitlines()]
+    records[0]["difficulty"] = value
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in records))
+    _build_maze(clone).assert_one_line_error("maze record maze_0000: difficulty")
+
+
+def test_from_paper__a_loose_parking_board_gives_up_within_the_budget() -> None:
+    """A tall car that always covers the exit, and many free cars: no way out, and millions of
+    positions to rule out before the search could say so. A published board's search stops at
+    ``PAPER_MAX_STATES`` (the authors' hardest board needs about 0.46M)."""
+    import time
+
+    from vgau_data.puzzles.parking.paper import PAPER_MAX_STATES
+
+    cars = [{"id": "R", "orientation": "H", "length": 2, "row": 3, "col": 0},
+            {"id": "X", "orientation": "V", "length": 3, "row": 2, "col": 7},
+            {"id": "Y", "orientation": "V", "length": 2, "row": 0, "col": 7},
+            {"id": "Z", "orientation": "V", "length": 2, "row": 6, "col": 7}]  # fmt: skip
+    letters = iter("ABCDEFGHIJKLMN")
+    cars += [{"id": next(letters), "orientation": "H", "length": 2, "row": r, "col": c}
+             for r in (0, 1, 2, 4, 5, 6, 7) for c in (0, 3)]  # fmt: skip
+    record = {**_records("parking")[0], "cars": cars, "exit_row": 4}
+    assert FAMILIES["parking"].paper.solve.keywords == {"max_states": PAPER_MAX_STATES}
+    start = time.process_time()
+    with pytest.raises(PaperDataError, match=f"parking record parking_exit_000: our solver gave up .*{PAPER_MAX_STATES}"):
+        verify_record("parking", FORMATS["parking"].read(record, None))
+    assert time.process_time() - start < 10

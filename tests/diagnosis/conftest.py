@@ -74,3 +74,16 @@ def runs_dir(dataset_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
                      "--no-progress"])  # fmt: skip
         assert code == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def image_runs(dataset_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scripted oracle's Text-CoT and the scripted oracle generator's Self-GtA on easy maze rows."""
+    from vgau_data.cli import main
+
+    out = tmp_path_factory.mktemp("image_runs")
+    common = ["--dataset", str(dataset_dir), "--out", str(out), "--difficulty", "easy", "--families", "maze",
+              "--runs", "1", "--no-progress"]  # fmt: skip
+    assert main(["run", "--backend", "scripted", "--model", "oracle", "--protocol", "text_cot", *common]) == 0
+    assert main(["run", "--backend", "scripted-image", "--model", "oracle", "--protocol", "self_gta", *common]) == 0
+    return out

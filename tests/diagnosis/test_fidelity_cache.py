@@ -12,6 +12,8 @@ from tests.diagnosis.conftest import entry_for
 from tests.runners.test_perceptual import weights  # noqa: F401  (the random LPIPS weights fixture)
 from vgau_data.diagnosis import fidelity_cache
 from vgau_data.diagnosis.fidelity_cache import FidelityCache, FidelityError, ImageEntry, measure
+from vgau_data.errors import InputFileError
+from vgau_data.image_gate import ImageRejected
 from vgau_data.oracle_aids import oracle_image
 from vgau_data.registry import get_family
 
@@ -102,10 +104,10 @@ def test_measure__unreadable_images_are_reported_not_cached(maze_images, maze_st
 
 def test_load_image__refuses_oversized_images(maze_images, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(fidelity_cache, "MAX_IMAGE_PIXELS", 100 * 100)
-    with pytest.raises(OSError, match="pixels"):
+    with pytest.raises(ImageRejected, match="552x552 pixels"):
         fidelity_cache.load_image(maze_images["oracle"])
     monkeypatch.setattr(fidelity_cache, "MAX_IMAGE_BYTES", 10)
-    with pytest.raises(OSError, match="bytes"):
+    with pytest.raises(InputFileError, match="bytes"):
         fidelity_cache.load_image(maze_images["oracle"])
 
 
@@ -122,10 +124,43 @@ def test_cache__one_writer_at_a_time(tmp_path: Path) -> None:
         FidelityCache(tmp_path / "fidelity.jsonl")
 
 
-def test_cache__a_corrupt_middle_line_is_an_error(tmp_path: Path) -> None:
+def test_cache__forged_mistyped_and_corrupt_lines_are_measured_again(maze_images, tmp_path: Path) -> None:
+    """A run folder may come from anyone: only lines this machine sealed, of the right shape, count."""
+    oracle = maze_images["oracle"]
     path = tmp_path / "fidelity.jsonl"
-    path.write_text('{"key": "a", "ssim": 1.0}\nnot json\n{"key": "b"}\n')
-    with pytest.raises(FidelityError, match="line 2"):
+    measure([oracle], path, progress=False)
+    (sealed,) = [json.loads(line) for line in path.read_text().splitlines()]
+    forged = {**sealed, "cell_agreement": 0.123}  # the seal no longer matches
+    unsealed = {k: v for k, v in forged.items() if k != "seal"}
+    mistyped = {**sealed, "cell_agreement": "0.123"}
+    path.write_text("\n".join([json.dumps(forged), "not json", json.dumps(unsealed), json.dumps(mistyped),
+                               json.dumps([1, 2]), "[" * 200 + "]" * 200]) + "\n")  # fmt: skip
+    found = measure([oracle], path, progress=False)
+    assert found.records[oracle.key]["cell_agreement"] == 1.0
+    assert found.computed == 1 and found.ignored == 6
+
+
+def test_cache__a_line_sealed_elsewhere_or_for_another_image_is_measured_again(
+    maze_images, tmp_path: Path, monkeypatch
+) -> None:
+    oracle, noise = maze_images["oracle"], maze_images["noise"]
+    path = tmp_path / "fidelity.jsonl"
+    monkeypatch.setenv("VGAU_DATA_CACHE_DIR", str(tmp_path / "another-machine"))
+    measure([oracle], path, progress=False)
+    monkeypatch.undo()
+    assert measure([oracle], path, progress=False).computed == 1  # another key: not ours
+    # the noise image's bytes filed under the oracle's line: its own sha and measures are used, not the oracle's
+    substitute = dataclasses.replace(oracle, sha256=noise.sha256, path=noise.path)
+    assert measure([substitute], path, progress=False).records[substitute.key]["cell_agreement"] < 0.1
+    oracle.path.write_bytes(noise.path.read_bytes())  # the file changed since it was measured
+    found = measure([oracle], path, progress=False)
+    assert oracle.key in found.problems and oracle.key not in found.records
+
+
+def test_cache__a_cache_that_is_not_a_regular_file_is_one_error(tmp_path: Path) -> None:
+    path = tmp_path / "fidelity.jsonl"
+    path.symlink_to("/dev/zero")
+    with pytest.raises(FidelityError, match="leads outside"):
         FidelityCache(path)
 
 

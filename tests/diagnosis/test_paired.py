@@ -65,7 +65,17 @@ def test_load_results__a_file_a_folder_or_a_name_under_runs(runs_dir: Path, tmp_
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("not json", "not JSON"), ("[]", "one model"), ('{"a": {}, "b": {}}', "one model"), ('{"a": 3}', "not an object")],
+    [
+        ("not json", "not valid JSON"),
+        ("[]", "one model"),
+        ('{"a": {}, "b": {}}', "one model"),
+        ('{"a": 3}', "not an object"),
+        ('{"a": {"direct": {"per_family_difficulty": []}}}', "a/direct: 'per_family_difficulty' must be an object"),
+        ('{"a": {"direct": {"per_family_difficulty": {"maze": {"easy": {"n": "2"}}}}}}', "must be an integer"),
+        ('{"a": {"direct": {"optimal_accuracy": 1e400}}}', "'optimal_accuracy' must be a number in"),
+        ('{"a": {"direct": {"runs": ' + "9" * 400 + "}}}", "'runs' must be between 0 and 1000000"),
+        ("[" * 3000 + "]" * 3000, "nested more than 64"),
+    ],
 )
 def test_load_results__refuses_what_is_not_results(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "results.json"

@@ -156,8 +156,8 @@ def test_lmms_eval_settings__missing_results_file_warns_and_secrets_are_redacted
     assert run["model_args"] == "model_version=m,api_key=<redacted>,base_url=http://h/v1"
 
 
-@pytest.mark.parametrize(("content", "message"), [(b"[1]", "expected a JSON object"), (b"{", "not JSON"),
-                                                   (b"\xff", "not UTF-8")])
+@pytest.mark.parametrize(("content", "message"), [(b"[1]", "expected a JSON object"), (b"{", "not valid JSON"),
+                                                   (b"\xff", "not UTF-8"), (b"[" * 3000 + b"]" * 3000, "nested more")])
 def test_lmms_eval_settings__a_hostile_results_file_is_a_one_line_error(
     harness_v2_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
 ) -> None:

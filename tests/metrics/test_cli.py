@@ -355,3 +355,43 @@ def test_score__fuzzed_submission_files_score_or_fail_in_one_error(
                 assert result["missing"] == [len(references.rows) - n for n in present]
 
     check()
+
+
+# ------------------------------------------------------------------ failed writes and odd headers (issue 19)
+
+
+def test_score__a_full_disk_keeps_the_old_results_and_exits_2(
+    oracle_file: Path, scoring_dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    import errno
+    import os
+
+    results = tmp_path / "out" / "results.json"
+    assert main(["score", str(oracle_file), "--dataset", str(scoring_dataset), "--out", str(results)]) == 0
+    before = results.read_bytes()
+    capsys.readouterr()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    assert main(["score", str(oracle_file), "--dataset", str(scoring_dataset), "--out", str(results),
+                 "--details", str(tmp_path / "out" / "details.jsonl")]) == 2  # fmt: skip
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "results.json: could not write it whole (No space left on device)" in line
+    assert results.read_bytes() == before and [p.name for p in results.parent.iterdir()] == ["results.json"]
+
+
+def test_score__non_finite_settings_in_a_header_are_refused_not_written(
+    scoring_dataset: Path, references: ReferenceSet, tmp_path: Path
+) -> None:
+    header = json.loads(header_line(references))
+    path = tmp_path / "nan.jsonl"
+    for value in ("NaN", "Infinity", "-Infinity"):
+        text = json.dumps({**header, "settings": {"temperature": 0.5}}).replace("0.5", value)
+        path.write_text(text + "\n" + record_line(references.rows[0].id) + "\n")
+        done = run_cli_bounded(["score", str(path), "--dataset", str(scoring_dataset), "--out", str(tmp_path / "r.json")])
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.count("problem(s)") == 1 and f"  line 1: not valid JSON ({value} is not JSON)" in done.stderr
+        assert "line 2" not in done.stderr
+    assert not (tmp_path / "r.json").exists()

@@ -8,11 +8,13 @@ loopback server, with the scoring columns of the dataset they were made on.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.bounded import run_cli_bounded, zip_bomb
 from tests.metrics.conftest import HARNESS_OUTPUTS as OUTPUTS
 from vgau_data.cli import main
 from vgau_data.errors import SubmissionError
@@ -129,8 +131,11 @@ def test_convert__the_same_file_twice_is_refused(real_references: ReferenceSet) 
     ("content", "message"),
     [
         (b"\xff\xfe not utf-8", "not UTF-8 text"),
-        (b'{"doc_id": 0, "target": ', "line 1: not JSON"),
-        (b"[1, 2]", "line 1: expected a JSON object"),
+        (b'{"doc_id": 0, "target": ', "line 1: not valid JSON"),
+        (b"[1, 2]", "line 1: the record must be an object, got integer 1"),
+        (b'{"doc_id": [0], "target": null}', "line 1: 'doc_id' must be an integer or a string, got list"),
+        (b'{"doc_id": 0, "filtered_resps": ' + b"[" * 3000 + b"]" * 3000 + b"}", "line 1: nested more than 64"),
+        (b'{"doc_id": 0, "filtered_resps": NaN}', "line 1: not valid JSON (NaN is not JSON)"),
     ],
 )
 def test_convert_cli__hostile_files_are_one_line_errors(
@@ -201,3 +206,97 @@ def test_vlmevalkit__unknown_ids_and_missing_columns_are_refused(real_references
     path.write_text("index\tanswer\n0\tx\n", encoding="utf-8")
     with pytest.raises(SubmissionError, match="no 'prediction' column"):
         records_from_vlmevalkit(path, real_references)
+
+
+# ---------------------------------------------------------------- hostile harness files (issue 19), bounded
+
+
+def _workbook_parts() -> dict[str, bytes]:
+    """The parts of a one-row VLMEvalKit-like workbook, as openpyxl writes them."""
+    import io
+    import zipfile
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["index", "id", "prediction"])
+    book.active.append([0, "maze-easy-0000", "up"])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    with zipfile.ZipFile(buffer) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+ROW = b'<row><c t="n"><v>0</v></c></row>'
+
+
+def _sheet_bomb(tmp_path: Path, chunk: bytes, repeat: int, cut: bytes) -> Path:
+    parts = _workbook_parts()
+    sheet = parts.pop("xl/worksheets/sheet1.xml")
+    at = sheet.index(cut) + len(cut)
+    return zip_bomb(tmp_path / "m_VGAU_maze_direct.xlsx", parts, "xl/worksheets/sheet1.xml", sheet[:at], chunk,
+                    repeat, sheet[at:])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda tmp: _sheet_bomb(tmp, b"A" * (1 << 20), 3000, b"<is><t>up"), "declares 3,145,7"),  # a 3 GB cell
+        (lambda tmp: _sheet_bomb(tmp, ROW * 40_000, 500, b"</row>"), "unpacked"),  # 20 M rows
+        (lambda tmp: _sheet_bomb(tmp, ROW * 25_000, 10, b"</row>"), "more than 200,000 rows"),
+    ],
+    ids=["3GB-cell", "20M-rows", "250k-rows"],
+)
+def test_convert__an_xlsx_bomb_is_refused_before_it_inflates(real_dataset: Path, tmp_path: Path, make, message) -> None:
+    pytest.importorskip("openpyxl")
+    path = make(tmp_path)
+    assert path.stat().st_size < 6 << 20
+    run_cli_bounded(["convert", "--from", "vlmevalkit", str(path), "--dataset", str(real_dataset), "--model", "m",
+                     "--out", str(tmp_path / "o.jsonl")]).assert_one_line_error(message)  # fmt: skip
+
+
+def _convert_cli(real_dataset: Path, tmp_path: Path, harness: str, path: Path):
+    return run_cli_bounded(["convert", "--from", harness, str(path), "--dataset", str(real_dataset), "--model", "m",
+                            "--out", str(tmp_path / "o.jsonl")])  # fmt: skip
+
+
+def test_convert__a_huge_or_special_samples_file_is_refused_unread(real_dataset: Path, tmp_path: Path) -> None:
+    path = tmp_path / "x_samples_vgau_maze_direct.jsonl"
+    with path.open("wb") as handle:
+        handle.truncate(800 << 20)  # 800 MB, sparse
+    _convert_cli(real_dataset, tmp_path, "lmms-eval", path).assert_one_line_error("over the limit of 268,435,456")
+    path.unlink()
+    os.mkfifo(path)
+    _convert_cli(real_dataset, tmp_path, "lmms-eval", path).assert_one_line_error("not a regular file (a FIFO)")
+
+
+def _maze_csv(references: ReferenceSet, tmp_path: Path, prediction: str) -> tuple[list, Path, list[str]]:
+    """Six maze rows, a CSV path for them, and its lines (header first) with ``prediction`` in every row."""
+    rows = [row for row in references.rows if row.task == "maze"][:6]
+    # "id" first, so a byte-order mark sticks to it; the index column is reversed, so rows placed by it are wrong
+    lines = ["id,index,prediction", *(f"{row.id},{len(rows) - 1 - i},{prediction}" for i, row in enumerate(rows))]
+    return rows, tmp_path / "m_VGAU_maze_direct.csv", lines
+
+
+def test_convert__a_csv_with_a_byte_order_mark_converts(
+    real_dataset: Path, real_references: ReferenceSet, tmp_path: Path
+) -> None:
+    rows, path, lines = _maze_csv(real_references, tmp_path, '"<ANSWER_JSON>[""up""]</ANSWER_JSON>"')
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
+    submission, _ = convert("vlmevalkit", [path], real_references, model="m")
+    assert [r.id for r in submission.records] == [row.id for row in rows]
+    assert submission.records[0].output == '<ANSWER_JSON>["up"]</ANSWER_JSON>'
+
+
+def test_convert__a_csv_with_an_unclosed_quote_is_an_error_not_a_short_file(
+    real_dataset: Path, real_references: ReferenceSet, tmp_path: Path
+) -> None:
+    _, path, lines = _maze_csv(real_references, tmp_path, "up")
+    lines[1] = lines[1].replace(",up", ',"up')  # the quote never closes: the rest would fold into one cell
+    path.write_text("\n".join(lines) + "\n")
+    _convert_cli(real_dataset, tmp_path, "vlmevalkit", path).assert_one_line_error(
+        "line 2: not a readable table (unexpected end of data; a quote opened in this row never closes?)"
+    )
+    lines[1] = lines[1] + ",extra"
+    path.write_text("\n".join(lines).replace('"', "") + "\n")
+    _convert_cli(real_dataset, tmp_path, "vlmevalkit", path).assert_one_line_error("line 2: 4 cells under a header of 3")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import tempfile
@@ -260,3 +261,116 @@ def test_leaderboard__chromium_screenshot(results_files: list[Path], tmp_path: P
     with Image.open(shot) as image:
         assert image.size == (1500, 1100)
         assert len(image.convert("RGB").getcolors(maxcolors=1 << 16) or []) > 20  # more than a blank page
+
+
+# ------------------------------------------------------------------ hostile results (issue 19, class 1)
+
+XSS = "document.documentElement.setAttribute('data-xss', '{}')"
+HOSTILE_NAMES = (
+    "<!--<script>",
+    f"</script><script>{XSS.format('script')}</script>",
+    f"<img src=x onerror=\"{XSS.format('img')}\">",
+    f"<svg onload=\"{XSS.format('svg')}\"></svg>",
+    "line\u2028separator\u2029paragraph",
+    "&amp; &lt;b&gt; {{title}} /*LEADERBOARD_DATA*/null {{script_hash}}",
+    "]]></title><!-- -->",
+)
+HOSTILE_TITLE = f"<script>{XSS.format('title')}</script></title><!--"
+
+
+class DomReader(HTMLParser):
+    """Every element's attributes, and the page's title text (the head's, not the charts'), as Chromium left them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attributes: list[dict[str, str | None]] = []
+        self.title = ""
+        self._in_title = False
+        self._titles = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.attributes.append(dict(attrs))
+        self._titles += tag == "title"
+        self._in_title = tag == "title" and self._titles == 1
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_title = False
+
+
+@pytest.fixture(scope="module")
+def hostile_results(real_references: ReferenceSet, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """One results file per hostile model name, scored as `vgau-data score` scores, plus one
+    holding what older files or hand edits hold: NaN, Infinity and a 400-digit integer."""
+    out = tmp_path_factory.mktemp("hostile_results")
+    paths = []
+    for index, name in enumerate(HOSTILE_NAMES):
+        submission = make_baseline("oracle", real_references, protocols=["direct"], model=name)
+        submission = dataclasses.replace(submission, header=dataclasses.replace(
+            submission.header, harness=name, settings={name: name, "direct": {"gen": {"stop": [name]}}}))
+        path = out / f"hostile-{index}.json"
+        path.write_text(json.dumps(score_submission(submission, real_references)), encoding="utf-8")
+        paths.append(path)
+    odd = score_submission(make_baseline("empty", real_references, model="odd numbers"), real_references)
+    body = odd["odd numbers"]["direct"]
+    body["optimal_accuracy"], body["feasible_accuracy"] = float("nan"), float("inf")
+    body["runs"] = 10**400
+    body["per_family"]["maze"]["optimal_accuracy"] = -float("inf")
+    odd["odd numbers"]["META"]["settings"] = {"temperature": float("nan")}
+    path = out / "odd.json"
+    path.write_text(json.dumps(odd), encoding="utf-8")  # Python writes NaN, Infinity and the integer as they are
+    assert "NaN" in path.read_text() and "Infinity" in path.read_text()
+    return [*paths, path]
+
+
+def test_leaderboard__hostile_strings_are_escaped_once_and_never_interpreted(
+    hostile_results: list[Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "space"
+    build_leaderboard(hostile_results, out, title=HOSTILE_TITLE)
+    page = (out / "index.html").read_text(encoding="utf-8")
+    data = page.split('<script id="leaderboard-data" type="application/json">', 1)[1].split("</script>", 1)[0]
+    assert not any(mark in data for mark in ("<", ">", "&", "\u2028", "\u2029"))
+    embedded = json.loads(data)
+    assert [row["model"] for row in embedded["rows"]] == [*HOSTILE_NAMES, "odd numbers"]
+    assert embedded["title"] == HOSTILE_TITLE
+    odd = embedded["rows"][-1]
+    assert odd["runs"] is None and odd["cells"]["optimal"]["overall"] is None
+    assert odd["cells"]["feasible"]["overall"] is None and odd["cells"]["optimal"]["maze"] is None
+    assert "<title>&lt;script&gt;" in page and page.count("<script") == 2
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "# &lt;script&gt;" in card and "<script>" not in card.split("---", 2)[2]
+    json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))  # standard JSON: no NaN/Infinity
+
+
+def test_leaderboard__chromium_runs_no_script_from_results_and_shows_every_row(
+    hostile_results: list[Path], results_files: list[Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "space"
+    assert main(["leaderboard", *map(str, [*results_files, *hostile_results]), "--out", str(out),
+                 "--title", HOSTILE_TITLE]) == 0  # fmt: skip
+    dom = chromium(Path(f"{(out / 'index.html').as_uri()}#sort=model&dir=asc&metric=%E0%A4%A"),
+                   "--dump-dom", "--virtual-time-budget=5000")  # fmt: skip
+    reader, table = DomReader(), TableReader()
+    reader.feed(dom)
+    table.feed(dom)
+    assert not [attrs for attrs in reader.attributes if "data-xss" in attrs]
+    assert reader.title == HOSTILE_TITLE
+    assert any(attrs.get("data-rendered") == "true" for attrs in reader.attributes)
+    shown = sorted(row["model"] for row in table.rows)
+    assert shown == sorted([*["test-model"] * 5, *["oracle"] * 2, *HOSTILE_NAMES, "odd numbers"])
+    odd = next(row for row in table.rows if row["model"] == "odd numbers")
+    assert odd["cells"]["overall"] == "\u2013"
+
+
+def test_leaderboard__a_results_file_that_is_not_a_plain_file_is_one_line(tmp_path: Path) -> None:
+    from tests.bounded import run_cli_bounded
+
+    link = tmp_path / "results.json"
+    link.symlink_to("/dev/zero")
+    run_cli_bounded(["leaderboard", str(link), "--out", str(tmp_path / "out")]).assert_one_line_error(
+        "not a regular file"
+    )

@@ -85,3 +85,30 @@ def test_docstring_example__runs() -> None:
         runner.run(test)
     assert runner.summarize(verbose=False).attempted >= 8
     assert runner.summarize(verbose=False).failed == 0
+
+
+@pytest.mark.parametrize("value", ["no", "false", 0, None, [True]])
+def test_compute__return_details_must_be_a_boolean(metric: Any, references: ReferenceSet, value: object) -> None:
+    """``"no"`` used to count as true; anything but True or False is now refused."""
+    predictions, refs = inputs(references, "oracle")
+    with pytest.raises(ValueError, match="return_details must be True or False"):
+        metric.compute(predictions=predictions[:2], references=refs[:2], return_details=value)
+    assert "details" not in metric.compute(predictions=predictions[:2], references=refs[:2], return_details=False)
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested more than 64 levels deep"),
+        ('{"id": ' + "[" * 900 + "]" * 900 + "}", "nested more than 64 levels deep"),
+        ('{"id": "x", "task": "maze", "difficulty": "easy", "optimal_length": NaN, "state": "{}"}', "NaN is not JSON"),
+        ('{"id": {"a": [1]}, "task": "maze", "difficulty": "easy", "optimal_length": 1, "state": "{}"}',
+         "reference id must be a string, got dict"),
+    ],
+    ids=["deep", "deep-field", "nan", "object-id"],
+)
+def test_compute__hostile_references_are_one_error(metric: Any, reference: str, message: str) -> None:
+    from vgau_data.metrics.scoring import ReferenceError
+
+    with pytest.raises(ReferenceError, match=message):
+        metric.compute(predictions=["x"], references=[reference])

@@ -167,7 +167,11 @@ def test_read__runs_are_zero_to_the_highest_present() -> None:
         ([json.dumps(HEADER), "{not json"], "line 2: not valid JSON"),
         ([json.dumps(HEADER), b"\xff\xfe"], "line 2: not UTF-8"),
         (lines(HEADER, {**RECORD, "run": -3}), "line 2: run must be an integer"),
-        ([json.dumps(HEADER), "[" * 100_000 + "]" * 100_000], "line 2: not valid JSON"),
+        ([json.dumps(HEADER), "[" * 100_000 + "]" * 100_000], "line 2: nested more than 64 levels deep"),
+        ([json.dumps(HEADER), "[" * 500 + "]" * 500], "line 2: nested more than 64 levels deep"),
+        ([json.dumps({**HEADER, "settings": {"temperature": float("nan")}}), json.dumps(RECORD)],
+         r"line 1: not valid JSON \(NaN is not JSON\)"),
+        ([json.dumps(HEADER), json.dumps({**RECORD, "meta": {"t": float("-inf")}})], "-Infinity is not JSON"),
         ([json.dumps(HEADER), '{"run": ' + "9" * 5000 + "}"], "line 2: not valid JSON"),
     ],
 )

@@ -110,7 +110,8 @@ def _png_header(width: int, height: int) -> bytes:
     ("drawing", "message"),
     [
         (_png_header(100_000, 100_000), "pixels"),
-        (b"not an image at all", "not a readable image"),
+        (b"not an image at all", "not a PNG, WebP or JPEG image"),
+        (b"%!PS-Adobe-3.0\n", r"\(PostScript\)"),
         (np.zeros((5, 5), dtype=np.uint8), "shape"),
         ("a path/to/image.png", "must be an image"),
     ],

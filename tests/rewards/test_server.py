@@ -61,8 +61,8 @@ def test_openrlhfs_payload__is_scored(server: RewardServer, reward_rows: list[di
 @pytest.mark.parametrize(
     ("body", "headers", "status", "message"),
     [
-        (b"{not json", {}, 400, "not JSON"),
-        (b"[" * 60_000, {}, 400, "not JSON"),  # nesting far past the recursion limit
+        (b"{not json", {}, 400, "not valid JSON"),
+        (b"[" * 60_000, {}, 400, "nested more than 64"),  # nesting far past the recursion limit
         (b'["a list"]', {}, 400, "JSON object"),
         (b'{"query": "x", "prompts": [], "labels": []}', {}, 400, "must each be a list"),
         (b'{"query": ["a"], "prompts": [], "labels": []}', {}, 422, "one each per sample"),

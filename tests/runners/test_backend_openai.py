@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 import tracemalloc
+import urllib.parse
 from typing import Any
 
 import pytest
 from PIL import Image
 
-from tests.runners.conftest import completion_payload, echo_headers, redirect_to, reply_bytes, stream_zeros, trickle
+from tests.runners.conftest import (
+    completion_payload,
+    echo_headers,
+    redirect_to,
+    reply_bytes,
+    reply_json,
+    stream_zeros,
+    trickle,
+)
 from vgau_data.runners.backends.base import BackendError, GenParams
 from vgau_data.runners.backends.bounded_http import basic_authorization
 from vgau_data.runners.backends.openai_compat import OpenAIBackend
@@ -175,6 +185,56 @@ def test_openai__a_reply_that_echoes_the_key_is_scrubbed_from_the_output(fake_se
     server = fake_server(lambda body, headers: f"your key is {headers['authorization']}")
     completion = _one(_keyed_backend(server.url, monkeypatch))
     assert completion.ok and completion.text == "your key is Bearer [redacted]"
+
+
+def _encodings(secret: str) -> dict[str, str]:
+    """The key as a hostile server may echo it, each inside other text."""
+    data = secret.encode()
+    return {
+        "raw": secret,
+        "base64": base64.b64encode(data).decode(),
+        "base64_bearer": base64.b64encode(b"Bearer " + data).decode(),
+        "base64_unpadded": base64.b64encode(b"k=" + data).decode().rstrip("="),
+        "urlsafe": base64.urlsafe_b64encode(b"\xff" + data + b"\xfe").decode(),
+        "url_encoded": urllib.parse.quote("key=" + secret + "&x", safe=""),
+        "reversed": secret[::-1],
+        "hex": data.hex(),
+        "HEX": data.hex().upper(),
+    }
+
+
+def _leaks(text: str, secret: str) -> list[str]:
+    """Which encodings of ``secret`` ``text`` still holds (decoding what could be decoded)."""
+    found = [name for name, form in _encodings(secret).items() if name != "raw" and form in text]
+    return found + (["raw"] if secret in text or secret[::-1] in text or secret.encode().hex() in text.lower() else [])
+
+
+@pytest.mark.parametrize("where", ["reply", "error"])
+def test_openai__a_server_echoing_the_key_in_any_encoding_leaves_none_in_the_records(
+    fake_server, monkeypatch, dataset_dir, tmp_path, where: str
+) -> None:
+    from vgau_data.cli import main
+
+    echoed = " | ".join(f"{name}: {form}" for name, form in _encodings(KEY).items())
+    server = fake_server(lambda body, headers: f"echo {echoed}")
+    if where == "error":
+        server.fault = reply_json({"error": {"message": "bad request " + echoed * 50}}, status=400)
+    monkeypatch.setenv("TEST_VGAU_KEY", KEY)
+    out = tmp_path / "runs"
+    code = main(["run", "--backend", "openai", "--base-url", server.url, "--model", "echo", "--api-key-env",
+                 "TEST_VGAU_KEY", "--dataset", str(dataset_dir), "--out", str(out), "--protocol", "direct",
+                 "--limit", "1", "--runs", "1", "--no-progress"])  # fmt: skip
+    assert code in (0, 1)
+    written = [path for path in out.rglob("*") if path.is_file()]
+    assert any(path.name == "run-0.jsonl" for path in written)
+    for path in written:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert not _leaks(text, KEY), (path.name, _leaks(text, KEY))
+    records = "".join(p.read_text() for p in written if p.name == "run-0.jsonl")
+    assert "[redacted]" in records
+    if where == "error":
+        (line,) = [json.loads(line) for line in records.splitlines() if '"episode"' in line][:1]
+        assert len(line["error"]) <= 700  # a bounded prefix of what the server said
 
 
 def test_openai__credentials_in_the_base_url_are_sent_as_basic_auth_and_never_kept(fake_server, monkeypatch) -> None:

@@ -155,7 +155,46 @@ def test_failures__oversized_images_are_refused(server, monkeypatch) -> None:
     monkeypatch.setattr(openai_images, "MAX_PIXELS", 100)
     url, _ = server(lambda path, headers, body: (200, {"data": [{"b64_json": _png_b64(BOARD)}]}))
     made = _gen(base_url=url, max_retries=0).generate([_request()], GenParams())[0]
-    assert "more than 100" in made.error
+    assert "24x16 pixels; at most 8192 a side and 100 pixels are decoded" in made.error
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _bomb_png(side: int) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("L", (side, side)).save(buffer, "PNG", optimize=True)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (_bomb_png(8192), "is 8192x8192 pixels; at most 8192 a side and 16,777,216 pixels are decoded"),
+        (b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 100 100\nnewpath 0 0 moveto showpage\n", "(PostScript)"),
+        (b"II*\x00\x08\x00\x00\x00" + b"\x00" * 64, "(TIFF)"),
+        (b"GIF89a" + b"\x00" * 64, "(GIF)"),
+        (b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "not a readable PNG image"),
+    ],
+    ids=["bomb-under-pillows-limit", "postscript", "tiff", "gif", "broken-png"],
+)
+def test_failures__only_png_webp_jpeg_within_the_pixel_cap_are_decoded(server, data: bytes, message: str) -> None:
+    """A reply of a few hundred kilobytes must not cost gigabytes, nor run Ghostscript."""
+    assert len(_b64(data)) < 400_000
+    url, _ = server(lambda path, headers, body: (200, {"data": [{"b64_json": _b64(data)}]}))
+    made = _gen(base_url=url, max_retries=0).generate([_request()] * 6, GenParams())
+    assert all(not image.ok and message in image.error for image in made), made[0].error
+
+
+def test_failures__webp_and_jpeg_replies_are_read(server) -> None:
+    for kind in ("WEBP", "JPEG"):
+        buffer = io.BytesIO()
+        BOARD.save(buffer, kind)
+        reply = {"data": [{"b64_json": _b64(buffer.getvalue())}]}
+        url, _ = server(lambda path, headers, body, reply=reply: (200, reply))
+        made = _gen(base_url=url, max_retries=0).generate([_request()], GenParams())[0]
+        assert made.ok and made.image.size == BOARD.size, made.error
 
 
 def test_failures__keys_are_scrubbed_and_bad_keys_stop_the_run(server, monkeypatch) -> None:

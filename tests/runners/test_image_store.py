@@ -23,6 +23,7 @@ from vgau_data.runners.instances import DatasetSource
 from vgau_data.runners.messages import Conversation, user
 from vgau_data.runners.protocols import ProtocolConfig
 from vgau_data.runners.records import RecordWriter
+from vgau_data.safe_io import TEMP_SUFFIX
 
 GEN = GenParams(max_new_tokens=8)
 
@@ -59,7 +60,36 @@ def test_store__files_are_named_by_the_sha256_of_their_png_bytes_and_checked_on_
     path.write_bytes(path.read_bytes()[:-1])
     assert store.get(sha) is None, "a damaged file is not what its name says"
     assert store.get("0" * 64) is None
-    assert not list(path.parent.glob(".tmp-*"))
+    assert not list(path.parent.glob(f"*{TEMP_SUFFIX}"))
+
+
+def test_store__a_stored_file_that_is_a_link_out_or_another_format_is_generated_again(instances, tmp_path) -> None:
+    store = ImageStore(tmp_path / "model")
+    sha = store.put(instances[0].image)
+    path = image_path(tmp_path / "model", sha)
+    outside = tmp_path / "elsewhere.png"
+    path.rename(outside)
+    path.symlink_to(outside)  # the same bytes, but outside the model folder
+    assert store.get(sha) is None
+    path.unlink()
+    path.write_bytes(b"%!PS-Adobe-3.0\n")
+    assert store.get(sha) is None
+
+
+def test_store__a_full_disk_fails_the_write_and_leaves_no_temporary(instances, tmp_path, monkeypatch) -> None:
+    import errno
+    import os
+
+    from vgau_data.errors import WriteError
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    store = ImageStore(tmp_path)
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(WriteError, match="No space left on device"):
+        store.put(instances[0].image)
+    assert not [p for p in (tmp_path / "images").rglob("*") if p.is_file()]
 
 
 def test_storing_backend__a_request_seen_before_is_never_generated_again(instances, tmp_path) -> None:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from vgau_data.cli import main
+from vgau_data.safe_io import TEMP_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOLS = ("text_cot", "oracle_vcot")
@@ -177,8 +178,12 @@ def test_kill__a_self_generation_run_killed_and_rerun_generates_no_image_twice(
     finished = {f"{line['id']}/{line['protocol']}/run0" for line in before}
     interrupted = {entry["session"] for entry in generated_before} - finished
     assert interrupted, "the kill caught an episode after it had images and before its record"
+    torn = model_dir / "images" / "ab" / f".{'ab' * 32}.png.x1y2{TEMP_SUFFIX}"  # as a kill mid-write leaves it
+    torn.parent.mkdir(exist_ok=True)
+    torn.write_bytes(b"\x89PNG half")
 
     assert main(args) == 0
+    assert not list((model_dir / "images").rglob(f"*{TEMP_SUFFIX}")), "the rerun removed the killed run's temporary files"
     after = _episode_lines(out)
     keys = [line["key"] for line in after]
     assert len(keys) == len(set(keys)) == 2 * len(instances)  # nothing lost, nothing written twice

@@ -45,6 +45,8 @@ HEADER = {
     "gen": {"seed": 0},
     "dataset_fingerprint": "d" * 64,
 }
+EPISODE = {"id": "maze-easy-0000", "reference": "{}"}
+"""The fields every episode line has besides its key (what readers need to score it)."""
 
 
 @pytest.mark.parametrize(
@@ -73,9 +75,9 @@ def test_model_slug__is_a_safe_folder_name_with_the_fingerprint() -> None:
 def test_writer__writes_header_then_whole_lines_and_reopens_with_the_same_settings(tmp_path: Path) -> None:
     path = tmp_path / "r" / "run-0.jsonl"
     with RecordWriter(path, HEADER) as writer:
-        writer.append({"key": "a", "error": None, "output": "x"})
+        writer.append({**EPISODE, "key": "a", "error": None, "output": "x"})
     with RecordWriter(path, HEADER) as writer:
-        writer.append({"key": "b", "error": "HTTP 503", "output": None})
+        writer.append({**EPISODE, "key": "b", "error": "HTTP 503", "output": None})
     header, episodes = read_records(path)
     assert header is not None and header["type"] == "header" and header["dataset_fingerprint"] == "d" * 64
     assert [e["key"] for e in episodes] == ["a", "b"]
@@ -100,12 +102,12 @@ def test_writer__one_writer_per_file(tmp_path: Path) -> None:
 def test_torn_last_line__is_ignored_when_read_and_cut_before_the_next_append(tmp_path: Path) -> None:
     path = tmp_path / "run-0.jsonl"
     with RecordWriter(path, HEADER) as writer:
-        writer.append({"key": "a", "error": None})
+        writer.append({**EPISODE, "key": "a", "error": None})
     with path.open("ab") as handle:
         handle.write(b'{"key":"b","error":nu')
     assert [e["key"] for e in read_records(path)[1]] == ["a"]
     with RecordWriter(path, HEADER) as writer:
-        writer.append({"key": "c", "error": None})
+        writer.append({**EPISODE, "key": "c", "error": None})
     assert [e["key"] for e in read_records(path)[1]] == ["a", "c"]
     assert all(json.loads(line) for line in path.read_text().splitlines())
 

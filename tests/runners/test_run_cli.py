@@ -227,6 +227,30 @@ def test_run__stop_early_scores_below_the_oracle_under_fixed(dataset_dir, tmp_pa
     assert results["oracle_vcot_fixed"]["feasible_accuracy"] < results["oracle_vcot"]["feasible_accuracy"]
 
 
+def test_merge__a_model_path_leaving_the_out_folder_is_refused(dataset_dir, tmp_path, capsys) -> None:
+    """``merge --out A --model ../B/<model>`` would rewrite another folder's reports."""
+    from tests.bounded import run_cli_bounded
+
+    assert _run(dataset_dir, tmp_path / "B", "--backend", "scripted", "--model", "oracle", "--protocol", "direct") == 0
+    other = _only_model_dir(tmp_path / "B")
+    before = {p.name: p.read_bytes() for p in other.iterdir() if p.is_file()}
+    (tmp_path / "A").mkdir()
+    for model in (f"../B/{other.name}", str(other), "..", "."):
+        run_cli_bounded(["merge", "--out", str(tmp_path / "A"), "--model", model]).assert_one_line_error(
+            "--model must name one model folder directly under"
+        )
+    (tmp_path / "A" / "linked").symlink_to(other)  # a link out of A is no model folder of A either
+    run_cli_bounded(["merge", "--out", str(tmp_path / "A"), "--model", "linked"]).assert_one_line_error("--model")
+    everything = run_cli_bounded(["merge", "--out", str(tmp_path / "A")])
+    assert everything.returncode == 2 and "Traceback" not in everything.stderr
+    assert "linked leads outside" in everything.stderr and "no model folders with records" in everything.stderr
+    assert {p.name: p.read_bytes() for p in other.iterdir() if p.is_file()} == before
+
+
+def test_run__more_runs_than_a_folder_may_request_is_a_usage_error(dataset_dir, tmp_path) -> None:
+    assert _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--runs", "101") == 2
+
+
 def test_run_and_merge__shards_merge_into_the_same_scores(dataset_dir, tmp_path, capsys) -> None:
     args = ("--backend", "scripted", "--model", "random", "--protocol", "text_cot", "oracle_aug_vcot", "--runs", "2")
     for index in range(2):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vgau_data import safe_io
 from vgau_data.builders import structure
 from vgau_data.builders.hub_folder import parquet_path, write_parquet, write_readme
 from vgau_data.builders.instances import RowTask, make_row
@@ -34,6 +35,8 @@ from vgau_data.puzzles.base import BUCKET_SIZES, DIFFICULTIES
 from vgau_data.registry import FAMILIES, get_family
 
 MAX_DEDUP_ROUNDS = 20
+MAX_CARD_BYTES = 16 * 1024 * 1024
+"""Largest card of an existing build folder read (for its seed); ours are a few kilobytes."""
 _CARD_SEED = re.compile(r"master seed (\d+)")
 """How the dataset card states the seed (``dataset_card.md``)."""
 
@@ -133,7 +136,8 @@ def build_dataset(
 
     Raises:
         DatasetError: ``out_dir`` is a file, a folder that is not a build, or a build of
-            another seed or other families (without ``replace``).
+            another seed or other families (without ``replace``); or ``counts`` asks for
+            no rows at all.
 
     Example (kept small; the real build is 100 rows per family):
         >>> import tempfile
@@ -151,6 +155,8 @@ def build_dataset(
         progress=progress,
         replace=replace,
     )
+    if not config.families or not any(config.counts.get(difficulty, 0) > 0 for difficulty in DIFFICULTIES):
+        raise DatasetError(f"nothing to build: counts {config.counts} ask for no rows; give at least one a count of 1")
     check_destination(config)
     start = time.perf_counter()
     pending = [
@@ -229,7 +235,10 @@ def built_settings(folder: Path) -> tuple[int | None, tuple[str, ...]] | None:
             return None
         families.append(entry.name)
     card = folder / "README.md"
-    found = _CARD_SEED.search(card.read_text(encoding="utf-8", errors="replace")) if card.is_file() else None
+    if not card.is_file():
+        return None, tuple(f for f in FAMILIES if f in families)
+    text = safe_io.read_bytes(card, limit=MAX_CARD_BYTES, inside=folder, what="card").decode("utf-8", "replace")
+    found = _CARD_SEED.search(text)
     return (int(found.group(1)) if found else None), tuple(f for f in FAMILIES if f in families)
 
 

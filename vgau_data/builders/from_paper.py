@@ -16,7 +16,6 @@ or unreadable) fails the build with a message naming it; ``--families`` builds t
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import re
 import time
@@ -27,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
-from vgau_data import __version__
+from vgau_data import __version__, safe_io, safe_json
 from vgau_data.builders.build import staging_folder
 from vgau_data.builders.hub_folder import CardOrigin, parquet_path, write_parquet, write_readme
 from vgau_data.builders.instances import assemble_row
 from vgau_data.builders.paper_images import load_board_image, open_board_image
-from vgau_data.errors import PaperDataError, StateError, VgauError
+from vgau_data.errors import InputFileError, PaperDataError, StateError, VgauError
 from vgau_data.puzzles.base import AnswerError, canonical_json
 from vgau_data.puzzles.paper_records import PaperFormat, PaperRecord, where
 from vgau_data.registry import FAMILIES, get_family
@@ -41,8 +40,12 @@ PAPER_REPO: Final = "zyb1029/VGAU-Diag"
 PAPER_URL: Final = f"https://github.com/{PAPER_REPO}"
 NO_SEED: Final = -1
 """The ``seed`` column of a published instance: no generator seed made it."""
-MAX_MANIFEST_BYTES: Final = 64 * 1024 * 1024
+MAX_MANIFEST_BYTES: Final = 16 * 1024 * 1024
+"""Largest record file read (theirs are under 1 MiB); reading one costs at most a few hundred MiB."""
+MAX_RECORD_BYTES: Final = 1024 * 1024
+"""Longest line of a ``.jsonl`` record file."""
 MAX_RECORDS: Final = 10_000
+MAX_GIT_FILE_BYTES: Final = 1_000_000
 MAX_LISTED_FAILURES: Final = 20
 _SHA: Final = re.compile(r"[0-9a-f]{40}")
 
@@ -125,50 +128,63 @@ def locate_data(source: str | Path) -> Path:
 
 
 def clone_commit(data_dir: Path) -> str | None:
-    """The commit checked out in the git clone around ``data_dir``, or None if unknown."""
+    """The commit checked out in the git clone around ``data_dir``, or None if unknown.
+
+    Only regular files inside the clone's ``.git`` are read, each within ``MAX_GIT_FILE_BYTES``.
+    """
     git = data_dir.parent / ".git"
+
+    def read(path: Path) -> str:
+        return safe_io.read_bytes(path, limit=MAX_GIT_FILE_BYTES, inside=git, what="git file").decode("ascii", "replace")
+
     try:
-        head = (git / "HEAD").read_text(encoding="ascii", errors="replace")[:200].strip()
+        head = read(git / "HEAD")[:200].strip()
         if _SHA.fullmatch(head):
             return head
         ref = head.removeprefix("ref: ").strip()
         loose = git / ref
         if ref.startswith("refs/") and ".." not in ref and loose.is_file():
-            sha = loose.read_text(encoding="ascii", errors="replace")[:100].strip()
+            sha = read(loose)[:100].strip()
             return sha if _SHA.fullmatch(sha) else None
         packed = git / "packed-refs"
-        if packed.is_file() and packed.stat().st_size < 1_000_000:
-            for line in packed.read_text(encoding="ascii", errors="replace").splitlines():
+        if packed.is_file():
+            for line in read(packed).splitlines():
                 sha, _, name = line.partition(" ")
                 if name == ref and _SHA.fullmatch(sha):
                     return sha
-    except OSError:
+    except (OSError, InputFileError):
         return None
     return None
 
 
-def read_manifest(path: Path) -> list[dict[str, Any]]:
-    """The records of one of their files: a JSON array, or JSON lines (``.jsonl``).
+def read_manifest(path: Path, *, inside: Path | None = None) -> list[dict[str, Any]]:
+    """The records of one of their files: a JSON array, or JSON lines (``.jsonl``, streamed).
 
     Raises:
-        PaperDataError: the file is absent, too large, not JSON, or not a list of objects.
+        PaperDataError: the file is absent, not a regular file inside ``inside``, too
+            large, not JSON, or not a list of objects (the line is named for ``.jsonl``).
     """
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise PaperDataError(f"{path} is absent; build the families you have with --families")
-    if path.stat().st_size > MAX_MANIFEST_BYTES:
-        raise PaperDataError(f"{path} is over {MAX_MANIFEST_BYTES // 2**20} MiB; theirs are under 1 MiB")
-    text = path.read_text(encoding="utf-8", errors="replace")
     try:
         if path.suffix == ".jsonl":
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+            records = []
+            for number, line in safe_io.iter_lines(path, max_line=MAX_RECORD_BYTES, max_bytes=MAX_MANIFEST_BYTES,
+                                                   inside=inside, what="record file"):  # fmt: skip
+                if line.strip():
+                    records.append(safe_json.loads(line, f"{path}: line {number}"))
+                if len(records) > MAX_RECORDS:
+                    break
         else:
-            records = json.loads(text)
-    except (ValueError, RecursionError) as e:
-        raise PaperDataError(f"{path} is not valid JSON ({e})") from None
+            records = safe_json.loads(
+                safe_io.read_bytes(path, limit=MAX_MANIFEST_BYTES, inside=inside, what="record file"), str(path)
+            )
+    except (InputFileError, safe_json.JsonInputError) as error:
+        raise PaperDataError(str(error)) from None
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise PaperDataError(f"{path} must hold a list of JSON objects (one per instance)")
     if len(records) > MAX_RECORDS:
-        raise PaperDataError(f"{path} has {len(records)} records; at most {MAX_RECORDS} are read")
+        raise PaperDataError(f"{path} has more than {MAX_RECORDS} records; at most {MAX_RECORDS} are read")
     return records
 
 
@@ -197,11 +213,11 @@ def read_family(data_dir: Path, family: str) -> tuple[list[_Task], list[str]]:
     fmt = _paper_format(family)
     family_dir = (data_dir / fmt.manifest).parent
     tasks, failures = [], []
-    for raw in read_manifest(data_dir / fmt.manifest):
+    for raw in read_manifest(data_dir / fmt.manifest, inside=data_dir):
         at = where(family, raw, fmt.id_key)
         try:
             path = _image_file(family_dir, raw, fmt.image_key, at)
-            image = load_board_image(path, at)
+            image = load_board_image(path, at, inside=data_dir)
             if image is None and fmt.walls_in_image:
                 raise PaperDataError(
                     f"{at}: its image {path} is absent, and {family} records keep their walls only in the image"

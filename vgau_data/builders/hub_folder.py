@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from vgau_data import __version__
+from vgau_data import __version__, safe_io
 from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES
 
@@ -284,7 +284,7 @@ def write_readme(
         citation=CITATION,
     )
     path = out_dir / "README.md"
-    path.write_text(f"---\n{header}---\n\n{body}", encoding="utf-8")
+    safe_io.write_text(path, f"---\n{header}---\n\n{body}")
     return path
 
 
@@ -298,5 +298,7 @@ def dataset_fingerprint(folder: str | Path) -> str:
     for path in paths:
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(b"\0")
-        digest.update(path.read_bytes())
+        with safe_io.open_regular(path, inside=root, what="Parquet file") as handle:  # a dataset may be anyone's
+            while block := handle.read(safe_io.CHUNK):
+                digest.update(block)
     return digest.hexdigest()

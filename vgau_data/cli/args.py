@@ -62,6 +62,11 @@ positive_float = _checked(float, lambda v: v > 0, "more than 0", "A finite numbe
 fraction = _checked(float, lambda v: 0 < v <= 1, "more than 0 and at most 1", "A number in (0, 1] (top-p, GPU share).")
 
 
+def int_between(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type=`` for an integer in ``[low, high]``."""
+    return _checked(int, lambda v: low <= v <= high, f"{low} to {high}", f"An integer in [{low}, {high}].")
+
+
 def output_dir(text: str) -> str:
     """A folder to write into: it may exist, but must not be a file."""
     path = Path(text)

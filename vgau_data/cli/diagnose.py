@@ -120,9 +120,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     from pathlib import Path
 
+    from vgau_data import safe_io, safe_json
     from vgau_data.diagnosis.collect import DiagnosisError
     from vgau_data.puzzles.base import DIFFICULTIES
 
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     if runs_dir is not None:
         diagnosis = _diagnose(args, runs_dir, difficulties, width)
         if args.out:
-            Path(args.out).write_text(json.dumps(diagnosis.to_json(), indent=2) + "\n", encoding="utf-8")
+            safe_io.write_text(args.out, safe_json.dumps(diagnosis.to_json(), indent=2) + "\n")
             say(f"wrote {args.out}", err=True)
     if args.paired is not None:
         from vgau_data.diagnosis.paired import load_results, paired_table

@@ -29,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--out", required=True, type=output_dir, help="the --out folder of the sharded runs")
-    parser.add_argument("--model", default=None, help="one model folder name under --out (default: all)")
+    parser.add_argument("--model", default=None,
+                        help="one model folder name directly under --out, no path (default: all)")
     parser.add_argument("--dataset", default=None,
                         help="the dataset the runs used (default: the folder or repo id their records name)")
     parser.add_argument("--allow-incomplete", action="store_true",
@@ -41,8 +42,13 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from vgau_data.runners.records import RecordsError, folder_lock, merge_shards
-    from vgau_data.runners.report import model_dirs, write_report
+    from vgau_data.runners.report import inside_out_dir, model_dirs, write_report
 
+    if args.model is not None and inside_out_dir(Path(args.out), args.model) is None:
+        raise RecordsError(
+            f"--model must name one model folder directly under {args.out!r} (as `vgau-data run` made it), "
+            f"got {args.model!r}"
+        )
     folders = [Path(args.out) / args.model] if args.model else model_dirs(Path(args.out))
     if not folders or not all((folder / "records").is_dir() for folder in folders):
         raise RecordsError(f"no model folders with records under {args.out!r}")

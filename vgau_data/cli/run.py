@@ -7,7 +7,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from vgau_data.cli.args import fraction, non_negative_float, non_negative_int, output_dir, positive_float, positive_int
+from vgau_data.cli.args import (
+    fraction,
+    int_between,
+    non_negative_float,
+    non_negative_int,
+    output_dir,
+    positive_float,
+    positive_int,
+)
 from vgau_data.runners.protocols.base import GENERATION_CONTEXTS
 
 EPILOG = """examples:
@@ -55,6 +63,7 @@ SHORTHANDS: dict[str, str] = {
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from vgau_data.runners.records import MAX_REQUESTED_RUNS
     parser = sub.add_parser(
         "run",
         help="run a model on the benchmark and score it",
@@ -105,9 +114,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--limit", type=positive_int, default=None, help="first N rows of each family (smoke runs)")
     what.add_argument(
         "--runs",
-        type=positive_int,
+        type=int_between(1, MAX_REQUESTED_RUNS),
         default=None,
-        help="independent runs (run k uses seed + k); default 3 for protocols that draw (as in the paper), else 1",
+        help=f"independent runs (run k uses seed + k, at most {MAX_REQUESTED_RUNS}); default 3 for protocols that "
+        "draw (as in the paper), else 1",
     )
     what.add_argument("--shard", default=None, metavar="i/N", help="run every N-th instance from i; merge later")
     what.add_argument(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vgau_data import safe_io, safe_json
 from vgau_data.cli.args import output_dir, output_file, positive_int, say
 
 if TYPE_CHECKING:
@@ -99,9 +99,7 @@ def run(args: argparse.Namespace) -> int:
     model, meta, protocols = protocol_results(results)
     say(format_report(model, protocols, meta["warnings"], subset=meta["subset"]))
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        out = safe_io.write_text(args.out, safe_json.dumps(results, indent=2) + "\n")
         say(f"\nwrote {out}", err=True)
     if details is not None:
         _write_details(Path(args.details), details)
@@ -123,9 +121,8 @@ def _without_rows(submission: Submission, ids: set[str]) -> Submission:
 
 
 def _write_details(path: Path, details: dict[str, list[list[dict[str, Any]]]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
+    with safe_io.atomic_text_writer(path) as handle:
         for protocol, runs in details.items():
             for run, verdicts in enumerate(runs):
                 for verdict in verdicts:
-                    handle.write(json.dumps({"protocol": protocol, "run": run, **verdict}) + "\n")
+                    handle.write(safe_json.dumps({"protocol": protocol, "run": run, **verdict}) + "\n")

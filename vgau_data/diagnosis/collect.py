@@ -265,7 +265,8 @@ def gather(runs_dir: Path, warnings: list[str]) -> list[ConditionRun]:
         ((_, body),) = scored.items()
         warnings.extend(dict.fromkeys(f"{folder.name}: {w}" for w in score_warnings))
         for variant in collected.variants():
-            headers = (read_records(path)[0] for path in sorted((folder / "records" / variant).glob("run-*.jsonl")))
+            headers = (read_records(path, inside=folder)[0]
+                       for path in sorted((folder / "records" / variant).glob("run-*.jsonl")))
             header = next((h for h in headers if h is not None), None)
             if header is None:  # asked for, never written: nothing to diagnose (merge reports it)
                 continue
@@ -362,6 +363,11 @@ def diagnose(
         measured.records.update(found.records)
         measured.problems.update(found.problems)
         measured.computed += found.computed
+        if found.ignored:
+            warnings.append(
+                f"{folder.name}/{CACHE_NAME}: {found.ignored} line(s) not sealed by this machine, malformed or "
+                "stale were ignored; those images were measured again"
+            )
         uses.extend(folder_uses)
     for key, problem in sorted(measured.problems.items())[:5]:
         warnings.append(f"an image could not be measured ({key[:12]}): {problem}")
@@ -438,7 +444,7 @@ def _record_images(run: ConditionRun, record: Mapping[str, Any]) -> list[ImageUs
         if image.get("purpose") not in PURPOSES or not isinstance(image.get("state"), str):
             continue
         entry = ImageEntry(image_path(run.model_dir, image["sha256"]), image["sha256"], str(record["task"]),
-                           image["purpose"], image["state"])  # fmt: skip
+                           image["purpose"], image["state"], root=run.model_dir)  # fmt: skip
         uses.append(ImageUse(run.condition, entry.family, str(record.get("difficulty")), entry,
                              None if feasible is None else bool(feasible), _optimal_length(record)))  # fmt: skip
     return uses

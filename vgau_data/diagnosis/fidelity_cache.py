@@ -13,16 +13,24 @@ substitute is another instance's oracle image). Lines are written in small batch
 flushed and fsynced, so a killed diagnose loses at most a batch and a rerun computes
 only what is missing; identical images (an oracle image in every run) are measured once.
 
-Images come from models, so reading one is bounded: at most ``MAX_IMAGE_BYTES`` on disk
-and ``MAX_IMAGE_PIXELS`` decoded, and its bytes must hash to the sha256 it is filed under.
-An image that cannot be read is reported, never cached (a later run may find it).
+The cache lives in a run folder, which may come from anyone, so a line is used only when
+it was sealed by this machine (``vgau_data.signing``), holds measures of the right types
+and ranges (``LINE_SHAPE``), was made by this version of the measures
+(``MEASURES_VERSION``) and names the image and truth of the entry asking for it, and only
+while the image file still hashes to that sha256. Anything else (a forged agreement, a
+string where a number belongs, a line from another machine) is ignored and measured
+again; a count of ignored lines is reported.
+
+Images come from models, so reading one is bounded: a regular file inside the model
+folder, at most ``MAX_IMAGE_BYTES`` on disk, a PNG, WebP or JPEG of at most
+``MAX_IMAGE_PIXELS`` (``vgau_data.image_gate``), and its bytes must hash to the sha256 it
+is filed under. An image that cannot be read is reported, never cached (a later run may find it).
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
-import io
 import json
 import logging
 import os
@@ -33,14 +41,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from PIL import Image
-
-from vgau_data.errors import VgauError
+from vgau_data import image_gate, safe_io, safe_json, signing
+from vgau_data.errors import InputFileError, VgauError
 from vgau_data.fidelity import image_fidelity
 from vgau_data.oracle_aids import PURPOSES, oracle_image
 from vgau_data.registry import get_family
+from vgau_data.schema import BOOL, Choice, Int, Nullable, Num, Obj, Shape, Str
 
 if TYPE_CHECKING:
+    from PIL import Image
     from typing_extensions import Self
 
     from vgau_data.runners.perceptual import Lpips
@@ -53,6 +62,23 @@ MAX_IMAGE_BYTES: Final = 64 * 1024 * 1024
 MAX_IMAGE_PIXELS: Final = 16 * 1024 * 1024
 BATCH: Final = 16
 """Images measured (and LPIPS-batched) between two writes of the cache."""
+MAX_CACHE_BYTES: Final = 256 * 1024 * 1024
+MAX_CACHE_LINE: Final = 64 * 1024
+MEASURES_VERSION: Final = 1
+"""Bumped whenever a measure changes: lines of another version are measured again."""
+_SHA: Final = Str(min_len=64, max_len=64)
+LINE_SHAPE: Shape = Obj(
+    required={"key": _SHA, "measures": Int(MEASURES_VERSION, MEASURES_VERSION), "seal": _SHA},
+    optional={
+        "image": _SHA, "family": Str(max_len=40), "purpose": Choice(tuple(PURPOSES)),
+        "cell_agreement": Num(0, 1), "cells_exact": BOOL, "ssim": Num(-1, 1),
+        "route_cells": Int(0, 10_000), "route_length": Nullable(Int(0, 10_000)), "route_feasible": BOOL,
+        "route_error": Nullable(Str(max_len=200)), "route_ambiguous": BOOL,
+        "lpips": Num(0, 100), "lpips_trunk_sha256": _SHA, "lpips_heads_sha256": _SHA,
+    },
+    closed=True,
+)  # fmt: skip
+"""A cache line: its key, version and seal, and the measures it holds."""
 
 
 class FidelityError(VgauError, RuntimeError):
@@ -72,6 +98,8 @@ class ImageEntry:
     family: str
     purpose: str
     state: str
+    root: Path | None = field(default=None, compare=False)
+    """The model folder the file must lie inside (None: any regular file)."""
 
     def __post_init__(self) -> None:
         if self.purpose not in PURPOSES:
@@ -92,30 +120,33 @@ class Measured:
     problems: dict[str, str] = field(default_factory=dict)
     computed: int = 0
     """Entries measured in this call (the rest came from the cache)."""
+    ignored: int = 0
+    """Cache lines not used: unsealed, malformed, of another measures version or another image."""
     lpips: dict[str, Any] | None = None
     """``Lpips.describe()`` of the scorer used, when one was given."""
 
 
 def load_image(entry: ImageEntry) -> Image.Image:
-    """The entry's image as RGB, read within the size bounds and checked against its sha256.
+    """The entry's image as RGB, read through ``image_gate`` and checked against its sha256.
 
     Raises:
-        OSError: missing, oversized, corrupt or altered files (the message says which).
+        OSError, InputFileError, ImageRejected: missing, special, oversized, corrupt or
+            altered files (the message says which).
     """
-    size = entry.path.stat().st_size
-    if size > MAX_IMAGE_BYTES:
-        raise OSError(f"{entry.path}: {size} bytes, more than the {MAX_IMAGE_BYTES} an image may have")
-    data = entry.path.read_bytes()
+    data, image = image_gate.read_file(entry.path, inside=entry.root, at=f"{entry.path}", max_bytes=MAX_IMAGE_BYTES,
+                                       max_pixels=MAX_IMAGE_PIXELS)  # fmt: skip
     if hashlib.sha256(data).hexdigest() != entry.sha256:
         raise OSError(f"{entry.path}: its bytes do not hash to {entry.sha256[:16]}..., so it is not the image recorded")
+    return image
+
+
+def file_matches(entry: ImageEntry) -> bool:
+    """Whether the entry's file is still there, a regular file, and hashes to its sha256."""
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            width, height = image.size
-            if width * height > MAX_IMAGE_PIXELS:
-                raise OSError(f"{entry.path}: {width}x{height} pixels, more than {MAX_IMAGE_PIXELS}")
-            return image.convert("RGB")
-    except (ValueError, SyntaxError, EOFError, Image.DecompressionBombError) as error:
-        raise OSError(f"{entry.path}: not a readable image ({error})") from error
+        data = safe_io.read_bytes(entry.path, limit=MAX_IMAGE_BYTES, inside=entry.root, what="image")
+    except InputFileError:
+        return False
+    return hashlib.sha256(data).hexdigest() == entry.sha256
 
 
 def _truth(entry: ImageEntry) -> tuple[Any, Any, Image.Image]:
@@ -136,60 +167,95 @@ def measure_one(entry: ImageEntry) -> tuple[str, dict[str, Any] | None, str | No
 
 
 class FidelityCache:
-    """The append-only cache file of one model folder, locked while open.
+    """The append-only cache file of one model folder, locked while open; only lines that
+    pass ``usable`` are kept in ``records``.
 
     Raises:
-        FidelityError: another process holds the file, or a line in its middle is corrupt.
+        FidelityError: another process holds the file, or it is not a regular file of the folder.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = self.path.open("a+b")
+        try:
+            if self.path.exists() or self.path.is_symlink():
+                safe_io.checked_path(self.path, inside=self.path.parent, what="fidelity cache")
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except (InputFileError, OSError) as error:
+            raise FidelityError(f"{error}; delete it to measure again") from None
+        self._handle = os.fdopen(fd, "r+b")
         try:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._handle.close()
             raise FidelityError(f"{self.path} is being written by another `vgau-data diagnose`; wait for it") from None
         self.records: dict[str, dict[str, Any]] = {}
+        self.ignored = 0
         self._read()
 
     def _read(self) -> None:
+        size = os.fstat(self._handle.fileno()).st_size
+        if size > MAX_CACHE_BYTES:
+            self.close()
+            raise FidelityError(f"{self.path}: {size:,} bytes, over the {MAX_CACHE_BYTES:,} a cache may have; delete it")
         self._handle.seek(0)
-        data = self._handle.read()
-        end = data.rfind(b"\n") + 1
-        if end != len(data):  # a torn last line from a killed run: cut it before appending
-            logger.warning("%s: cutting a torn last line of %d bytes", self.path, len(data) - end)
+        end = 0
+        while line := self._handle.readline(MAX_CACHE_LINE + 1):
+            if not line.endswith(b"\n"):  # a torn last line from a killed run, or a line too long to be ours
+                break
+            end += len(line)
+            self._take(line)
+        if end != size:
+            logger.warning("%s: cutting a torn last line of %d bytes", self.path, size - end)
             self._handle.truncate(end)
-        for number, raw in enumerate(data[:end].split(b"\n"), start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-                key = line.pop("key")
-            except (ValueError, UnicodeDecodeError, KeyError, AttributeError, TypeError):
-                raise FidelityError(
-                    f"{self.path}: line {number} is not a cache line; delete the file to recompute"
-                ) from None
-            self.records.setdefault(str(key), {}).update(line)
+
+    def _take(self, raw: bytes) -> None:
+        if not raw.strip():
+            return
+        try:
+            line = safe_json.loads(raw, str(self.path))
+        except safe_json.JsonInputError:
+            self.ignored += 1
+            return
+        if LINE_SHAPE.problem(line, "") is not None or not signing.is_sealed(line):
+            self.ignored += 1
+            return
+        measures = {k: v for k, v in line.items() if k not in ("key", "seal", "measures")}
+        self.records.setdefault(line["key"], {}).update(measures)
+
+    def usable(self, entry: ImageEntry) -> dict[str, Any] | None:
+        """The cached measures of ``entry`` if they describe its image and truth (else None)."""
+        record = self.records.get(entry.key)
+        if record is None or "cell_agreement" not in record:
+            return record
+        if (record.get("image"), record.get("family"), record.get("purpose")) != (entry.sha256, entry.family, entry.purpose):
+            return None
+        return record
 
     def has_lpips(self, key: str, model: Mapping[str, Any]) -> bool:
         record = self.records.get(key, {})
         return "lpips" in record and all(record.get(f"lpips_{k}") == model[k] for k in ("trunk_sha256", "heads_sha256"))
 
     def append(self, lines: Sequence[dict[str, Any]]) -> None:
-        """Write ``lines`` (each with its ``key``) and make them durable."""
+        """Write ``lines`` (each with its ``key``), sealed, and make them durable."""
         if not lines:
             return
+        sealed = []
+        for line in lines:
+            content = {**safe_json.sanitized(line), "measures": MEASURES_VERSION}
+            sealed.append({**content, "seal": signing.seal(content)})
         payload = b"".join(
-            json.dumps(line, separators=(",", ":"), sort_keys=True).encode("ascii") + b"\n" for line in lines
+            json.dumps(line, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("ascii") + b"\n"
+            for line in sealed
         )
         self._handle.seek(0, os.SEEK_END)
         self._handle.write(payload)
         self._handle.flush()
         os.fsync(self._handle.fileno())
-        for line in lines:
-            self.records.setdefault(line["key"], {}).update({k: v for k, v in line.items() if k != "key"})
+        for line in sealed:
+            self.records.setdefault(line["key"], {}).update(
+                {k: v for k, v in line.items() if k not in ("key", "seal", "measures")}
+            )
 
     def close(self) -> None:
         if not self._handle.closed:
@@ -232,6 +298,10 @@ def measure(
     unique = list({entry.key: entry for entry in entries}.values())
     result = Measured(lpips=lpips.describe() if lpips is not None else None)
     with FidelityCache(cache_path) as cache:
+        result.ignored = cache.ignored
+        for entry in unique:  # a cached measure counts only for the image it was made of
+            if entry.key in cache.records and (cache.usable(entry) is None or not file_matches(entry)):
+                cache.records.pop(entry.key)
         todo = [
             e for e in unique
             if e.key not in cache.records or "cell_agreement" not in cache.records[e.key]
@@ -251,8 +321,9 @@ def measure(
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
         for entry in unique:
-            if entry.key in cache.records and entry.key not in result.problems:
-                result.records[entry.key] = dict(cache.records[entry.key])
+            record = cache.usable(entry)
+            if record is not None and "cell_agreement" in record and entry.key not in result.problems:
+                result.records[entry.key] = dict(record)
     return result
 
 

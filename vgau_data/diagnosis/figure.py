@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
+from vgau_data import safe_io
 from vgau_data.diagnosis.collect import ALL, Diagnosis
 from vgau_data.diagnosis.conditions import PARADIGM_TITLES, Condition
 from vgau_data.metrics.plots import pyplot, safe_name
@@ -80,8 +81,8 @@ def plot_figure3(diagnosis: Diagnosis, out_path: str | Path, *, family: str = AL
                  fontsize=11)  # fmt: skip
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
     out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_path)
+    with safe_io.atomic_writer(out_path) as handle:
+        fig.savefig(handle, format=out_path.suffix.lstrip(".") or "png")
     plt.close(fig)
     return out_path
 

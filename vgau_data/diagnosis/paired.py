@@ -14,15 +14,18 @@ its own aid, then answers). Either side is a ``results.json`` (``vgau-data score
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from vgau_data import safe_io, safe_json
 from vgau_data.diagnosis.collect import ALL, Accuracy, DiagnosisError, pool, pooled_accuracy
 from vgau_data.diagnosis.grid import Row, render_grid
 from vgau_data.diagnosis.tables import MISSING, accuracy_cell
+from vgau_data.errors import InputFileError
+from vgau_data.metrics.results import RESULT_SHAPE
 from vgau_data.registry import FAMILIES
+from vgau_data.schema import RecordError, check
 
 DIRECT: Final = "direct"
 GTA: Final = "self_gta"
@@ -45,12 +48,11 @@ def load_results(where: str | Path, runs_dir: Path | None = None) -> tuple[str, 
         scored, _, _ = score_records(collect_records(path))
         return _one_model(scored, path)
     if path.is_file():
-        if path.stat().st_size > MAX_RESULTS_BYTES:
-            raise DiagnosisError(f"{path} is larger than {MAX_RESULTS_BYTES} bytes; it is not a results.json")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as error:
-            raise DiagnosisError(f"{path} is not JSON ({error}); give a results.json or a model folder") from None
+            data = safe_json.loads(safe_io.read_bytes(path, limit=MAX_RESULTS_BYTES, what="results file"), str(path),
+                                   nan_as_null=True)  # fmt: skip
+        except (InputFileError, safe_json.JsonInputError) as error:
+            raise DiagnosisError(f"{error}; give a results.json or a model folder") from None
         return _one_model(data, path)
     raise DiagnosisError(f"{where!r} is neither a results.json nor a model folder with records"
                          + (f" (also looked under {runs_dir})" if runs_dir is not None else ""))  # fmt: skip
@@ -63,6 +65,11 @@ def _one_model(data: Any, path: Path) -> tuple[str, dict[str, dict[str, Any]]]:
     if not isinstance(body, dict):
         raise DiagnosisError(f"{path}: the results of {model!r} are not an object")
     protocols = {k: v for k, v in body.items() if k != "META" and isinstance(v, dict)}
+    try:
+        for protocol, result in protocols.items():
+            check(result, RESULT_SHAPE, f"{path}: {str(model)[:60]}/{protocol[:40]}")
+    except RecordError as error:
+        raise DiagnosisError(str(error)) from None
     return str(model), protocols
 
 

@@ -32,34 +32,37 @@ named, like lmms-eval's failed requests. The run folder's ``status.json`` (VLMEv
 commit, command line, prediction format) is carried into the header as well.
 
 A file that cannot be mapped to rows without guessing is refused with a message naming
-it. Input is read with bounds: files over ``MAX_FILE_BYTES``, invalid UTF-8, non-JSON
-lines and unknown ids are one-line ``SubmissionError``s.
+it. Input is read with bounds (``safe_io``, ``safe_tables``): regular files only, at most
+``MAX_FILE_BYTES`` (what a submission may hold), samples streamed line by line; invalid
+UTF-8, non-JSON or too deeply nested lines, samples of the wrong shape (``SAMPLE_SHAPE``),
+unclosed CSV quotes, xlsx files that unpack too large and unknown ids are one-line
+``SubmissionError``s naming the file and line.
 """
 
 from __future__ import annotations
 
-import csv
-import importlib.util
-import io
 import json
 import re
-import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vgau_data import __version__
-from vgau_data.errors import MissingDependencyError, SubmissionError
+from vgau_data import __version__, safe_io, safe_json, safe_tables
+from vgau_data.errors import InputFileError, SubmissionError
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.submission import Submission, SubmissionHeader, SubmissionRecord
 from vgau_data.protocols import is_interactive
 from vgau_data.registry import FAMILIES
+from vgau_data.schema import ANY, Int, Obj, OneOf, RecordError, Shape, Str, check
 
 HARNESSES: tuple[str, ...] = ("lmms-eval", "vlmevalkit")
-MAX_FILE_BYTES = 1 << 30
-"""Largest input file read (a 600-row log with long reasoning is tens of MB)."""
-MAX_CELL_CHARS = 64 << 20
+MAX_FILE_BYTES = 256 << 20
+"""Largest input file read: as much as a submission may hold (a 600-row log with long reasoning is tens of MB)."""
+MAX_LINE_BYTES = 16 << 20
+SAMPLE_SHAPE: Shape = Obj(optional={"doc_id": OneOf(Int(0), Str(max_len=64)), "target": ANY, "doc": ANY,
+                                    "filtered_resps": ANY, "resps": ANY})  # fmt: skip
+"""What is read of an lmms-eval sample (``_outputs`` takes any shape of responses)."""
 XLSX_CELL_LIMIT = 32767
 """Excel's cell limit: VLMEvalKit's xlsx writer cuts longer predictions to this length."""
 INFER_FAILED = "Failed to obtain answer"
@@ -92,17 +95,23 @@ class Converted:
             merged.update(value)
 
 
-def _read_text(path: Path) -> str:
+def _read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     try:
-        size = path.stat().st_size
-    except OSError as error:
-        raise SubmissionError(f"{path}: cannot read ({error.strerror})") from None
-    if size > MAX_FILE_BYTES:
-        raise SubmissionError(f"{path}: {size} bytes is over the {MAX_FILE_BYTES}-byte limit for one file")
+        return safe_io.read_bytes(path, limit=limit, what="harness file")
+    except InputFileError as error:
+        raise SubmissionError(str(error)) from None
+
+
+def _json_file(path: Path, what: str) -> dict[str, Any]:
+    """A harness's own JSON object file (lmms-eval's results.json, VLMEvalKit's status.json), read
+    within ``MAX_RESULTS_BYTES``; NaN and Infinity (Python's json writes them) read as null."""
     try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise SubmissionError(f"{path}: not UTF-8 text (byte {error.start}); is this the right file?") from None
+        value = safe_json.loads(_read_bytes(path, MAX_RESULTS_BYTES), str(path), nan_as_null=True)
+    except safe_json.JsonInputError as error:
+        raise SubmissionError(f"{error}; is this {what}?") from None
+    if not isinstance(value, dict):
+        raise SubmissionError(f"{path}: not {what} (expected a JSON object)")
+    return value
 
 
 def _position_locator(references: ReferenceSet, family: str | None, where: str) -> Any:
@@ -150,26 +159,24 @@ def lmms_task(path: str | Path) -> tuple[str | None, str | None, str | None]:
 
 
 def _lmms_lines(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    text = _read_text(path)
-    if text.lstrip().startswith("["):  # a JSON list of the same objects
-        try:
-            samples = json.loads(text)
-        except ValueError as error:
-            raise SubmissionError(f"{path}: not JSON ({error})") from None
-        if not isinstance(samples, list):
-            raise SubmissionError(f"{path}: expected a JSON list of samples")
-        lines: Iterable[tuple[int, Any]] = enumerate(samples, start=1)
-    else:
-        lines = ((n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip())
-    for number, item in lines:
-        if isinstance(item, str):
-            try:
-                item = json.loads(item)
-            except ValueError as error:
-                raise SubmissionError(f"{path} line {number}: not JSON ({error})") from None
-        if not isinstance(item, Mapping):
-            raise SubmissionError(f"{path} line {number}: expected a JSON object, got {type(item).__name__}")
-        yield number, item
+    """``(line, sample)`` of a samples file: JSON lines (streamed), or one JSON list of samples."""
+    try:
+        with safe_io.open_regular(path, what="harness file") as handle:
+            json_list = handle.read(4096).lstrip().startswith(b"[")
+        if json_list:
+            samples = safe_json.loads(_read_bytes(path), str(path))
+            if not isinstance(samples, list):
+                raise SubmissionError(f"{path}: expected a JSON list of samples")
+            lines: Iterable[tuple[int, Any]] = enumerate(samples, start=1)
+        else:
+            lines = ((n, line) for n, line in safe_io.iter_lines(path, max_line=MAX_LINE_BYTES, max_bytes=MAX_FILE_BYTES,
+                                                                 what="samples file") if line.strip())  # fmt: skip
+        for number, item in lines:
+            if isinstance(item, bytes):
+                item = safe_json.loads(item, f"{path} line {number}")
+            yield number, check(item, SAMPLE_SHAPE, f"{path} line {number}")
+    except (InputFileError, safe_json.JsonInputError, RecordError) as error:
+        raise SubmissionError(str(error)) from None
 
 
 def _outputs(sample: Mapping[str, Any]) -> list[str | None]:
@@ -303,15 +310,7 @@ def lmms_eval_settings(path: str | Path) -> tuple[dict[str, Any], dict[str, dict
     """
     import hashlib
 
-    path = Path(path)
-    if path.stat().st_size > MAX_RESULTS_BYTES:
-        raise SubmissionError(f"{path}: over {MAX_RESULTS_BYTES} bytes; is this an lmms-eval results.json?")
-    try:
-        results = json.loads(_read_text(path))
-    except (ValueError, RecursionError) as error:
-        raise SubmissionError(f"{path}: not JSON ({str(error)[:120]})") from None
-    if not isinstance(results, dict):
-        raise SubmissionError(f"{path}: not an lmms-eval results.json (expected a JSON object)")
+    results = _json_file(Path(path), "an lmms-eval results.json")
     configs = results.get("configs") if isinstance(results.get("configs"), dict) else {}
     config = results.get("config") if isinstance(results.get("config"), dict) else {}
     cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
@@ -378,14 +377,7 @@ def vlmevalkit_settings(prediction_file: str | Path) -> dict[str, Any] | None:
     path = Path(prediction_file).with_name("status.json")
     if not path.is_file():
         return None
-    if path.stat().st_size > MAX_RESULTS_BYTES:
-        raise SubmissionError(f"{path}: over {MAX_RESULTS_BYTES} bytes; is this VLMEvalKit's status.json?")
-    try:
-        status = json.loads(_read_text(path))
-    except (ValueError, RecursionError) as error:
-        raise SubmissionError(f"{path}: not JSON ({str(error)[:120]})") from None
-    if not isinstance(status, dict):
-        raise SubmissionError(f"{path}: not VLMEvalKit's status.json (expected an object)")
+    status = _json_file(path, "VLMEvalKit's status.json")
     settings = {key: status[key] for key in VLMEVAL_STATUS_KEYS if key in status}
     if isinstance(settings.get("argv"), list):
         argv = [str(a) for a in settings["argv"]]
@@ -400,47 +392,22 @@ def read_prediction_table(path: str | Path) -> list[dict[str, Any]]:
     """The rows of a VLMEvalKit prediction file (.xlsx, .tsv, .csv or .json) as dicts; empty cells are None."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix in (".tsv", ".csv"):
-        text = _read_text(path)
-        csv.field_size_limit(MAX_CELL_CHARS)
-        try:
-            reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t" if suffix == ".tsv" else ",")
-            return [{k: (None if v == "" else v) for k, v in row.items()} for row in reader]
-        except csv.Error as error:
-            raise SubmissionError(f"{path}: not a readable {suffix} table ({error})") from None
+    try:
+        if suffix in (".tsv", ".csv"):
+            return safe_tables.read_delimited(path, delimiter="\t" if suffix == ".tsv" else ",")
+        if suffix == ".xlsx":
+            return safe_tables.read_xlsx(path)
+    except safe_tables.TableError as error:
+        raise SubmissionError(str(error)) from None
     if suffix == ".json":
         try:
-            rows = json.loads(_read_text(path))
-        except ValueError as error:
-            raise SubmissionError(f"{path}: not JSON ({error})") from None
+            rows = safe_json.loads(_read_bytes(path), str(path))
+        except safe_json.JsonInputError as error:
+            raise SubmissionError(str(error)) from None
         if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
             raise SubmissionError(f"{path}: expected VLMEvalKit's JSON predictions (a list of row objects)")
         return rows
-    if suffix == ".xlsx":
-        return _xlsx_rows(path)
     raise SubmissionError(f"{path}: expected a VLMEvalKit prediction file (.xlsx, .tsv, .csv or .json)")
-
-
-def _xlsx_rows(path: Path) -> list[dict[str, Any]]:
-    if importlib.util.find_spec("openpyxl") is None or importlib.util.find_spec("pandas") is None:
-        raise MissingDependencyError("reading .xlsx needs pandas and openpyxl: pip install openpyxl (or set PRED_FORMAT=tsv)")
-    import pandas as pd
-
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise SubmissionError(f"{path}: over the {MAX_FILE_BYTES}-byte limit for one file")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
-        if unpacked > 8 * MAX_FILE_BYTES:
-            raise SubmissionError(f"{path}: unpacks to {unpacked} bytes; refusing to read it")
-        frame = pd.read_excel(path, dtype=object)
-    except (ValueError, OSError, KeyError, zipfile.BadZipFile) as error:
-        raise SubmissionError(f"{path}: not a readable .xlsx file ({str(error)[:200]})") from None
-    return [{k: (None if _is_nan(v) else v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
-def _is_nan(value: object) -> bool:
-    return isinstance(value, float) and value != value
 
 
 def records_from_vlmevalkit(

@@ -14,11 +14,22 @@ whose runs left rows out is marked incomplete (the missing rows count as failed)
 scored with ``--subset`` is marked as a subset (not comparable); a details row lists what
 the number was measured with (``provenance.details_lines``: harness, per-run numbers,
 the submission's settings for that protocol).
+
+Everything on the page comes from strangers' results files, so it is shown as text and
+never interpreted: ``fill_page`` is the one way a value reaches the HTML (text through
+``html.escape``, data as JSON with ``<``, ``>``, ``&`` and U+2028/2029 escaped, so nothing
+in it can close the data block or open a comment), numbers that are not finite rates
+become ``null``, the script builds the table with ``textContent`` only, and the page's
+Content-Security-Policy lets no script run but its own (by hash).
 """
 
 from __future__ import annotations
 
-import json
+import base64
+import hashlib
+import html
+import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -26,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from vgau_data import __version__
+from vgau_data import __version__, safe_io, safe_json
 from vgau_data.errors import SubmissionError
 from vgau_data.metrics.results import META_KEY
 from vgau_data.metrics.submission import order_protocols
@@ -34,16 +45,36 @@ from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES
 
 DATA_MARKER = "/*LEADERBOARD_DATA*/null"
+CSP_MARKER = "{{script_hash}}"
 MAX_RESULTS_BYTES = 64 << 20
+MAX_RUNS_SHOWN = 10**6
+"""Largest ``runs`` or ``n`` shown; a larger (or non-integer) count is shown as unknown."""
+MAX_TITLE_CHARS = 200
+_SCRIPT_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 LEADERBOARD_FILES: tuple[str, ...] = ("index.html", "README.md", "leaderboard.json")
 METRICS: tuple[str, ...] = ("optimal", "feasible")
 
 
 def _rate(cell: Mapping[str, Any] | None, metric: str) -> float | None:
+    """The cell's accuracy when it is a finite number in [0, 1] (anything else is shown as unknown)."""
     if not isinstance(cell, Mapping):
         return None
     value = cell.get(f"{metric}_accuracy")
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int) and not 0 <= value <= 1:  # also keeps a 400-digit integer out of float()
+        return None
+    rate = float(value)
+    return rate if math.isfinite(rate) and 0.0 <= rate <= 1.0 else None
+
+
+def _shown_count(value: Any, default: int | None) -> int | None:
+    """A non-negative integer count up to ``MAX_RUNS_SHOWN``, else ``default``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RUNS_SHOWN:
+        return default
+    return value
 
 
 def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, Any]]:
@@ -84,8 +115,8 @@ def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, 
             rows.append({
                 "model": str(model),
                 "protocol": str(protocol),
-                "runs": int(result.get("runs", 1)) if isinstance(result.get("runs", 1), int) else 1,
-                "n": result.get("n") if isinstance(result.get("n"), int) else None,
+                "runs": _shown_count(result.get("runs", 1), None),
+                "n": _shown_count(result.get("n"), None),
                 "dataset": {key: (str(dataset[key]) if dataset.get(key) is not None else None)
                             for key in ("source", "revision", "fingerprint")},
                 "source_file": source,
@@ -122,11 +153,14 @@ def _scope(meta: Mapping[str, Any], result: Mapping[str, Any], protocol: str) ->
 
 
 def _count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return _shown_count(value, None) is not None
 
 
 def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A finite number as a float, else None (a 400-digit integer, NaN and Infinity included)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, int) and abs(value) > 1 << 64):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def read_results(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -134,12 +168,11 @@ def read_results(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], str] = {}
     for path in map(Path, paths):
-        if path.stat().st_size > MAX_RESULTS_BYTES:
-            raise SubmissionError(f"{path}: over {MAX_RESULTS_BYTES} bytes; is this a results.json?")
+        data = safe_io.read_bytes(path, limit=MAX_RESULTS_BYTES, what="results file")
         try:
-            results = json.loads(path.read_bytes().decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as error:
-            raise SubmissionError(f"{path}: not a JSON results file ({str(error)[:120]})") from None
+            results = safe_json.loads(data, str(path), nan_as_null=True)
+        except safe_json.JsonInputError as error:
+            raise SubmissionError(f"{error}; is this a results.json?") from None
         for row in leaderboard_rows(results, path.name):
             key = (row["model"], row["protocol"])
             if key in seen:
@@ -149,9 +182,44 @@ def read_results(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     return rows
 
 
+def script_json(data: Any) -> str:
+    """``data`` as JSON that is inert inside an HTML ``<script>`` block.
+
+    No ``<``, ``>`` or ``&`` survives (so neither ``</script>`` nor ``<!--`` can appear),
+    U+2028/2029 are escaped, and non-finite numbers are ``null``: ``JSON.parse`` of the
+    block's text gives back exactly the strings given.
+
+    Example:
+        >>> script_json({"model": "</script><!--x"})
+        '{"model": "\\\\u003c/script\\\\u003e\\\\u003c!--x"}'
+    """
+    text = safe_json.dumps(data, ensure_ascii=True, sort_keys=True)
+    return re.sub("[<>&\u2028\u2029]", lambda match: _SCRIPT_JSON_ESCAPES[match.group()], text)
+
+
+def plain_title(title: str) -> str:
+    """The title on one line (control characters and line breaks as spaces), at most ``MAX_TITLE_CHARS``."""
+    return _CONTROL.sub(" ", str(title)).strip()[:MAX_TITLE_CHARS] or "leaderboard"
+
+
+def fill_page(template: str, *, texts: Mapping[str, str], data: Any) -> str:
+    """The one path from values to HTML, in a single pass over ``template``: each ``{{name}}``
+    of ``texts`` HTML-escaped, ``DATA_MARKER`` as ``script_json(data)``, and ``CSP_MARKER`` as the
+    sha256 of the template's own inline scripts (the only ones the page's policy lets run)."""
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii") + "'"
+        for code in _INLINE_SCRIPT.findall(template)
+    )
+    values = {DATA_MARKER: script_json(data), CSP_MARKER: hashes}
+    values.update({"{{" + name + "}}": html.escape(value, quote=True) for name, value in texts.items()})
+    markers = re.compile("|".join(re.escape(marker) for marker in values))
+    return markers.sub(lambda match: values[match.group()], template)
+
+
 def page_html(rows: Sequence[Mapping[str, Any]], *, title: str = "VGAU-Diag leaderboard") -> str:
     """The self-contained page with ``rows`` embedded."""
     template = resources.files("vgau_data.metrics").joinpath("leaderboard.html").read_text(encoding="utf-8")
+    title = plain_title(title)
     data = {
         "title": title,
         "families": list(FAMILIES),
@@ -159,15 +227,16 @@ def page_html(rows: Sequence[Mapping[str, Any]], *, title: str = "VGAU-Diag lead
         "rows": list(rows),
         "generator": f"vgau_data {__version__}",
     }
-    payload = json.dumps(data, ensure_ascii=True, sort_keys=True).replace("</", "<\\/")
-    return template.replace(DATA_MARKER, payload).replace("{{title}}", title)
+    return fill_page(template, texts={"title": title}, data=data)
 
 
 def space_card(title: str) -> str:
+    """The Space's README: its YAML header and a short description (the title escaped for Markdown's HTML)."""
+    title = plain_title(title)
     meta = {"title": title, "emoji": "🧩", "colorFrom": "indigo", "colorTo": "green", "sdk": "static",
             "app_file": "index.html", "pinned": False, "tags": ["leaderboard", "evaluate"]}
     return (
-        f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n\n# {title}\n\n"
+        f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n\n# {html.escape(title)}\n\n"
         "Scores of models on the [VGAU-Diag puzzles](https://huggingface.co/datasets/vgau/puzzles), laid out like "
         "Table 1 of arXiv 2608.22174 (rows: model x protocol; columns: family x difficulty). Built by "
         "`vgau-data leaderboard` from `vgau-data score` results files; `leaderboard.json` holds the numbers shown.\n"
@@ -181,7 +250,7 @@ def build_leaderboard(
     rows = read_results(results_paths)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "index.html").write_text(page_html(rows, title=title), encoding="utf-8")
-    (out / "README.md").write_text(space_card(title), encoding="utf-8")
-    (out / "leaderboard.json").write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    safe_io.write_text(out / "index.html", page_html(rows, title=title))
+    safe_io.write_text(out / "README.md", space_card(title))
+    safe_io.write_text(out / "leaderboard.json", safe_json.dumps(rows, indent=1, sort_keys=True) + "\n")
     return [out / name for name in LEADERBOARD_FILES]

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vgau_data import safe_io
 from vgau_data.errors import MissingDependencyError
 from vgau_data.puzzles.base import DIFFICULTIES
 
@@ -64,8 +65,8 @@ def plot_protocol(
     ax.legend(loc="upper right", fontsize=8, ncols=3)
     fig.tight_layout()
     out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_path)
+    with safe_io.atomic_writer(out_path) as handle:
+        fig.savefig(handle, format=out_path.suffix.lstrip(".") or "png")
     plt.close(fig)
     return out_path
 

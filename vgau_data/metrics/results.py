@@ -32,8 +32,15 @@ from vgau_data import __version__
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.scoring import Verdict, aggregate, mean_over_runs, score_answer
 from vgau_data.metrics.submission import Submission, check_against, order_protocols
+from vgau_data.schema import Int, MapOf, Num, Obj, Shape
 
 META_KEY = "META"
+_CELL = Obj(optional={"n": Int(0, 10**9), "optimal_accuracy": Num(0, 1), "feasible_accuracy": Num(0, 1)})
+RESULT_SHAPE: Shape = Obj(optional={
+    "runs": Int(0, 10**6), "n": Int(0, 10**9), "optimal_accuracy": Num(0, 1), "feasible_accuracy": Num(0, 1),
+    "per_family": MapOf(_CELL, max_len=64), "per_family_difficulty": MapOf(MapOf(_CELL, max_len=16), max_len=64),
+})  # fmt: skip
+"""What readers of a ``results.json`` use of one protocol's result (other fields are kept as they are)."""
 MISSING = "missing"
 """Error code of a row the submission leaves out: the scorer adds it, as nothing was parsed (docs/contract)."""
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from vgau_data import safe_json
 from vgau_data.errors import VgauError
 from vgau_data.puzzles.base import DIFFICULTIES, AnswerError, FamilySpec
 from vgau_data.registry import FAMILIES, get_family
@@ -78,12 +79,12 @@ def make_reference(row: Mapping[str, Any]) -> str:
 
 
 def read_reference(reference: str | Mapping[str, Any]) -> Reference:
-    """Check a reference (JSON string or dict) and return it typed."""
+    """Check a reference (JSON string or dict; strict JSON of bounded depth) and return it typed."""
     if isinstance(reference, str):
         try:
-            reference = json.loads(reference)
-        except json.JSONDecodeError as error:
-            raise ReferenceError(f"reference is not JSON: {error}") from None
+            reference = safe_json.loads(reference, "reference")
+        except safe_json.JsonInputError as error:
+            raise ReferenceError(str(error)) from None
     if not isinstance(reference, Mapping):
         raise ReferenceError(f"reference must be a JSON object, got {type(reference).__name__}")
     missing = [key for key in REFERENCE_KEYS if key not in reference]
@@ -91,13 +92,16 @@ def read_reference(reference: str | Mapping[str, Any]) -> Reference:
         raise ReferenceError(f"reference lacks {missing}; expected keys {list(REFERENCE_KEYS)}")
     optimal_length = reference["optimal_length"]
     if not isinstance(optimal_length, int) or isinstance(optimal_length, bool) or optimal_length < 0:
-        raise ReferenceError(f"reference optimal_length must be a non-negative int, got {optimal_length!r}")
+        raise ReferenceError(f"reference optimal_length must be a non-negative int, got {str(optimal_length)[:40]}")
+    odd = [key for key in ("id", "task", "difficulty", "state") if not isinstance(reference[key], str)]
+    if odd:
+        raise ReferenceError(f"reference {odd[0]} must be a string, got {type(reference[odd[0]]).__name__}")
     return Reference(
-        id=str(reference["id"]),
-        task=get_family(str(reference["task"])).name,
-        difficulty=str(reference["difficulty"]),
+        id=reference["id"],
+        task=get_family(reference["task"]).name,
+        difficulty=reference["difficulty"],
         optimal_length=optimal_length,
-        state=str(reference["state"]),
+        state=reference["state"],
     )
 
 
@@ -156,7 +160,14 @@ def score_answer(output: str | None, reference: str | Mapping[str, Any] | Refere
 def score_batch(
     predictions: Sequence[str | None], references: Sequence[str | Mapping[str, Any]], *, return_details: bool = False
 ) -> dict[str, Any]:
-    """Score parallel lists and aggregate; the ``evaluate`` module forwards here."""
+    """Score parallel lists and aggregate; the ``evaluate`` module forwards here.
+
+    Raises:
+        ValueError: the lists differ in length, or ``return_details`` is not a boolean
+            (``"no"`` would otherwise count as true).
+    """
+    if not isinstance(return_details, bool):  # a ValueError like evaluate's own argument errors
+        raise ValueError(f"return_details must be True or False, got {return_details!r:.40}")  # noqa: TRY004
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references; they must pair up")
     verdicts = [score_answer(p, r) for p, r in zip(predictions, references)]

@@ -28,6 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from vgau_data import safe_io
 from vgau_data.errors import VgauError
 from vgau_data.metrics import METRIC_NAME, solver_accuracy_path
 
@@ -123,10 +124,9 @@ def write_metric_space(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     source = Path(solver_accuracy_path())
-    shutil.copyfile(source / f"{METRIC_NAME}.py", out / script)
+    safe_io.copy_file(source / f"{METRIC_NAME}.py", out / script)
     card = (source / "README.md").read_text(encoding="utf-8")
-    (out / "README.md").write_text(card.replace(f'evaluate.load("{SPACE_ID}")', f'evaluate.load("{repo}")'),
-                                   encoding="utf-8")
+    safe_io.write_text(out / "README.md", card.replace(f'evaluate.load("{SPACE_ID}")', f'evaluate.load("{repo}")'))
     shipped: list[Path] = []
     if requirement is None:
         for stale in out.glob("vgau_data-*.whl"):
@@ -135,11 +135,11 @@ def write_metric_space(
             built = build_wheel(out)
         else:
             built = out / Path(wheel).name
-            shutil.copyfile(wheel, built)
+            safe_io.copy_file(wheel, built)
         shipped = [built]
         requirement = f"vgau-data @ {space_url(repo)}/resolve/main/{built.name}"
     lines = (source / "requirements.txt").read_text(encoding="utf-8").splitlines()
     pinned = [requirement if line.strip() == "vgau-data" else line for line in lines]
-    (out / "requirements.txt").write_text("\n".join([*pinned, *RUNTIME_PINS]) + "\n", encoding="utf-8")
-    (out / "app.py").write_text(APP_PY.format(script=script), encoding="utf-8")
+    safe_io.write_text(out / "requirements.txt", "\n".join([*pinned, *RUNTIME_PINS]) + "\n")
+    safe_io.write_text(out / "app.py", APP_PY.format(script=script))
     return [out / name for name in (script, *SPACE_FILES[1:])] + shipped

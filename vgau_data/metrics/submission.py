@@ -26,18 +26,21 @@ not an error here: scoring counts them as failed (``results.score_submission``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import json
 import logging
+import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
-from vgau_data.errors import SubmissionError
+from vgau_data import safe_io, safe_json
+from vgau_data.errors import InputFileError, SubmissionError
 from vgau_data.protocols import budget_variants
 from vgau_data.types import ROW_ID_PATTERN
 
@@ -303,35 +306,35 @@ def _record_from(obj: Mapping[str, Any]) -> SubmissionRecord:
 # ---------------------------------------------------------------- reading and writing
 
 
-def _open_text(path: Path, mode: str) -> IO[Any]:
-    if path.suffix == ".gz":
-        return gzip.open(path, mode + "b")
-    return open(path, mode + "b")
-
-
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
 def _file_lines(path: Path, limits: SubmissionLimits) -> Iterator[tuple[int, bytes]]:
     """Numbered raw lines of a submission file, within ``limits`` (decompressing ``.gz``)."""
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise SubmissionError(f"submission file {str(path)!r} does not exist")
-    size = path.stat().st_size
+    try:
+        raw = safe_io.open_regular(path, what="submission file")
+    except InputFileError as error:
+        raise SubmissionError(str(error)) from None
+    size = os.fstat(raw.fileno()).st_size
     if size > limits.max_file_mb * MIB:
+        raw.close()
         raise SubmissionError(
             f"{path}: the file is {size / MIB:.1f} MiB, over the limit of {limits.max_file_mb} MiB "
             f"(raise it with {_flag('max_file_mb')})"
         )
-    with open(path, "rb") as raw:
-        gzipped = raw.read(2) == _GZIP_MAGIC
+    gzipped = raw.read(2) == _GZIP_MAGIC
+    raw.seek(0)
     if gzipped != (path.suffix == ".gz"):
+        raw.close()
         raise SubmissionError(
             f"{path}: the file is gzip-compressed; name it .jsonl.gz"
             if gzipped
             else f"{path}: not a gzip file, though its name ends in .gz; decompress it or rename it .jsonl"
         )
-    with _open_text(path, "r") as handle:
+    with raw, gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else contextlib.nullcontext(raw) as handle:
         number, data = 0, 0
         while True:
             try:
@@ -422,9 +425,10 @@ def read_submission(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError) as error:
-            problem(f"line {number}: not valid JSON ({str(error)[:120]})")
+            obj = safe_json.loads(line, f"line {number}")
+        except safe_json.JsonInputError as error:
+            problem(str(error))
+            header_line = header_line or number  # an unreadable first line is still the header's
             continue
         if header is None and not header_line:
             header_line = number
@@ -474,12 +478,14 @@ def submission_lines(submission: Submission) -> Iterator[str]:
 
 
 def write_submission(path: str | Path, submission: Submission) -> Path:
-    """Write ``submission`` as JSONL (gzipped when ``path`` ends in ``.gz``); returns the path."""
+    """Write ``submission`` as JSONL (gzipped when ``path`` ends in ``.gz``), replacing ``path``
+    whole (``safe_io.atomic_writer``); returns the path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _open_text(path, "w") as handle:
-        for line in submission_lines(submission):
-            handle.write(line.encode("ascii") + b"\n")
+    with safe_io.atomic_writer(path) as raw:
+        handle = gzip.GzipFile(filename=str(path), mode="wb", fileobj=raw) if path.suffix == ".gz" else raw
+        with handle if handle is not raw else contextlib.nullcontext(raw):
+            for line in submission_lines(submission):
+                handle.write(line.encode("ascii") + b"\n")
     return path
 
 

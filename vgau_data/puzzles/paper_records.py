@@ -164,7 +164,7 @@ def task_id(record: Mapping[str, Any], key: str, at: str, family: str) -> str:
 
 def difficulty(record: Mapping[str, Any], key: str, at: str) -> str:
     label = _get(record, key, at)
-    if label not in DIFFICULTY_LABELS:
+    if not isinstance(label, str) or label not in DIFFICULTY_LABELS:
         raise PaperDataError(f"{at}: {key} {label!r:.20} is none of {', '.join(DIFFICULTY_LABELS)}")
     return DIFFICULTY_LABELS[label]
 

@@ -23,7 +23,6 @@ never with the reward core).
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from types import MappingProxyType
@@ -32,6 +31,7 @@ from typing import Any, Final
 import numpy as np
 from PIL import Image
 
+from vgau_data import image_gate
 from vgau_data.fidelity.cells import read_cells
 from vgau_data.oracle_aids import annotate, grid_layer
 from vgau_data.puzzles.base import FamilySpec, Illegal
@@ -83,17 +83,11 @@ def load_drawing(image: Any) -> Image.Image:
     """
     if isinstance(image, Mapping) and isinstance(image.get("bytes"), (bytes, bytearray)):
         image = bytes(image["bytes"])
-    if isinstance(image, (bytes, bytearray)):
+    if isinstance(image, (bytes, bytearray)):  # PNG, WebP or JPEG only, its size checked before decoding
         try:
-            opened = Image.open(io.BytesIO(image))
-        except (OSError, ValueError, Image.DecompressionBombError) as error:
-            raise RewardError(f"the drawing is not a readable image: {error}") from None
-        _check_size(opened.size)
-        try:
-            opened.load()
-        except (OSError, ValueError, Image.DecompressionBombError) as error:
-            raise RewardError(f"the drawing is not a readable image: {error}") from None
-        image = opened
+            image = image_gate.decode(bytes(image), at="the drawing", max_pixels=MAX_IMAGE_PIXELS)
+        except image_gate.ImageRejected as error:
+            raise RewardError(str(error)) from None
     if isinstance(image, Image.Image):
         _check_size(image.size)
         return image if image.mode == "RGB" else image.convert("RGB")

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from vgau_data import safe_json
 from vgau_data.errors import VgauError
 from vgau_data.rewards import REWARD_KINDS, get_kind
 from vgau_data.rewards.openrlhf import reward_payload
@@ -178,9 +179,9 @@ class _Handler(BaseHTTPRequestHandler):
         if len(body) < length:
             raise _Refusal(400, "the body ended before its Content-Length")
         try:
-            return json.loads(body)
-        except (ValueError, RecursionError) as error:
-            raise _Refusal(400, f"the body is not JSON: {str(error)[:200]}") from None
+            return safe_json.loads(body, "the body")
+        except safe_json.JsonInputError as error:  # not JSON, NaN, too deep
+            raise _Refusal(400, str(error)[:200]) from None
 
     def _score(self, payload: Any) -> dict[str, Any]:
         if not isinstance(payload, dict):

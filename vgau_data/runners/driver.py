@@ -255,7 +255,10 @@ def run_benchmark(
     model_name = plan.model_name or str(description.get("model", backend.name))
     summary = RunSummary(Path(plan.out_dir) / model_slug(model_name, backend.fingerprint()))
     if any(config.protocol.draws for config in plan.protocols):
-        backend = StoringBackend(backend, ImageStore(summary.model_dir))
+        store = ImageStore(summary.model_dir)
+        if removed := store.remove_leftovers():
+            logger.info("%s: removed %d temporary image file(s) a killed run left", summary.model_dir, removed)
+        backend = StoringBackend(backend, store)
     start = time.perf_counter()
     rows = tuple((i.id, i.task, i.difficulty) for i in instances)
     by_runs: dict[int, list[str]] = {}

@@ -6,8 +6,9 @@ Layout under a model folder (beside ``records/``)::
     images/generated.jsonl          one line per image generated: its request key, session, purpose,
                                     round and file
 
-A file is named by the sha256 of its PNG bytes and written whole (a temporary file moved
-into place) before the index line, and both before the record line that references it,
+A file is named by the sha256 of its PNG bytes and written whole (``safe_io.atomic_writer``:
+a ``.vgau-tmp`` file renamed into place; a run removes the ones a killed run left behind)
+before the index line, and both before the record line that references it,
 so a run can be inspected, resumed and re-scored without regenerating. The index is the
 generation cache: a request whose key (model fingerprint, generation settings, session,
 purpose, round, instruction, input images and conversation) is already there gets the
@@ -23,16 +24,16 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import io
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vgau_data import image_gate, safe_io
+from vgau_data.errors import InputFileError
 from vgau_data.runners.backends.base import BackendError, GeneratedImage, GenParams, ImageRequest, image_source
 from vgau_data.runners.messages import ImagePart, image_bytes, image_digest
 
@@ -123,36 +124,26 @@ class ImageStore:
         self._stored[pixels] = sha256
         path = image_path(self.model_dir, sha256)
         if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".png")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(data)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.replace(temporary, path)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            safe_io.write_bytes(path, data)
         return sha256
+
+    def remove_leftovers(self) -> int:
+        """Delete the temporary image files a killed run left (a live shard's are kept); returns how many."""
+        return safe_io.remove_stale_temps(self.root, recursive=True)
 
     def get(self, sha256: str) -> Image.Image | None:
         """The stored image, or None when its file is missing, too large or not what its name says."""
         path = image_path(self.model_dir, sha256)
+        if not path.is_file():
+            return None
         try:
-            if path.stat().st_size > MAX_STORED_PNG_BYTES:
-                return None
-            data = path.read_bytes()
-        except OSError:
+            data, image = image_gate.read_file(path, inside=self.model_dir, max_bytes=MAX_STORED_PNG_BYTES)
+        except (InputFileError, image_gate.ImageRejected) as error:
+            logger.warning("%s; generating it again", error)
             return None
         if hashlib.sha256(data).hexdigest() != sha256:
             logger.warning("%s does not match its name; generating it again", path)
             return None
-        from PIL import Image
-
-        image = Image.open(io.BytesIO(data))
-        image.load()
-        image = image.convert("RGB")
         self._remember_digest(image, image_digest(image))
         return image
 
@@ -162,7 +153,7 @@ class ImageStore:
             if self.index_path.is_file():
                 from vgau_data.runners.records import iter_lines
 
-                for entry in iter_lines(self.index_path):
+                for _, entry in iter_lines(self.index_path, inside=self.model_dir):
                     if isinstance(entry.get("key"), str) and isinstance(entry.get("sha256"), str):
                         self._index[entry["key"]] = entry
         return self._index

@@ -8,7 +8,6 @@ order. ``shard_instances`` then splits that list for multi-process runs.
 
 from __future__ import annotations
 
-import io
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -108,13 +107,12 @@ IMAGE_COLUMNS: tuple[str, ...] = ("image", "oracle_aid", "oracle_vr")
 
 
 def _as_image(data: bytes | Image.Image) -> Image.Image:
+    """A dataset image cell decoded through ``image_gate`` (a Hub dataset may be anyone's)."""
     if not isinstance(data, bytes):
         return data
-    from PIL import Image
+    from vgau_data import image_gate
 
-    image = Image.open(io.BytesIO(data))
-    image.load()
-    return image if image.mode == "RGB" else image.convert("RGB")
+    return image_gate.decode(data, at="a dataset image")
 
 
 def _image_data(value: Any) -> bytes | Image.Image | None:

@@ -25,6 +25,13 @@ Resume: a key with an error-free line is finished and skipped; a key whose lines
 carry ``error`` is run again (its new line is appended). Reading takes, per key, the
 last error-free line, else the last line. A torn last line (a process killed mid-write)
 is ignored on reading and cut off before the next append.
+
+A records folder may come from someone else (``diagnose`` and ``merge`` read folders
+copied from other machines), so reading is bounded: files are streamed through
+``safe_io`` (regular files inside the model folder, at most ``MAX_RECORDS_FILE_BYTES``,
+lines at most ``MAX_LINE_BYTES``, at most ``MAX_EPISODE_LINES`` episodes), and every header, episode and request line is held
+to its shape (``HEADER_SHAPE``, ``EPISODE_SHAPE``, ``REQUEST_SHAPE``): a line that does not
+fit is a one-line ``RecordsError`` naming the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -44,8 +51,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vgau_data import __version__
-from vgau_data.errors import VgauError
+from vgau_data import __version__, safe_io, safe_json
+from vgau_data.errors import InputFileError, VgauError
+from vgau_data.schema import ANY, Int, ListOf, Nullable, Obj, RecordError, Shape, Str, check
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -60,6 +68,42 @@ REQUESTS_NAME = "requested.jsonl"
 LOCK_NAME = ".lock"
 HEADER_MUST_MATCH: tuple[str, ...] = ("model_fingerprint", "backend_name", "protocol", "gen", "dataset_fingerprint")
 """Header fields an existing file must share with a new run appending to it."""
+MAX_RECORDS_FILE_BYTES = 256 * 1024 * 1024
+"""Largest records file read (600 long episodes are tens of MiB)."""
+MAX_LINE_BYTES = 32 * 1024 * 1024
+MAX_EPISODE_LINES = 20_000
+"""Most episode lines read from one records file: one per row of a variant's run (600), plus
+the retries of errored ones; each costs kilobytes of memory once parsed."""
+MAX_REQUESTED_RUNS = 100
+MAX_REQUESTED_ROWS = 100_000
+MAX_REQUESTED_EPISODES = 200_000
+"""Most rows x runs one request may ask for: each is scored (as missing, if it never ran)."""
+MAX_FOLDER_EPISODES = 400_000
+"""Most rows x runs all of a folder's requests may add up to (over every variant): about 2 s of scoring."""
+MAX_VARIANTS = 256
+_NAME = Str(max_len=200)
+_TEXT = Nullable(Str())
+HEADER_SHAPE: Shape = Obj(optional={
+    "model": Nullable(Str(max_len=4096)), "model_fingerprint": Nullable(_NAME), "backend_name": Nullable(_NAME),
+    "backend": Nullable(Obj()), "gen": Nullable(Obj()), "dataset_fingerprint": Nullable(_NAME),
+    "protocol": Nullable(Obj(optional={"name": Nullable(_NAME), "budget": Nullable(_NAME),
+                                       "generation_context": Nullable(_NAME)})),
+    "dataset": Nullable(Obj(optional={"source": Nullable(Str(max_len=4096)), "revision": Nullable(_NAME)})),
+    "selection": Nullable(Obj()), "images": Nullable(Obj(optional={"source": Nullable(_NAME), "generator": _TEXT})),
+})  # fmt: skip
+"""What readers use of a header line (other fields are kept as they are)."""
+EPISODE_SHAPE: Shape = Obj(
+    required={"key": _NAME, "id": _NAME, "reference": Str()},
+    optional={"task": Nullable(_NAME), "difficulty": Nullable(_NAME), "protocol": Nullable(_NAME), "run": Int(0),
+              "output": _TEXT, "error": _TEXT, "end": _TEXT, "steps": Nullable(Int()), "verdict": Nullable(Obj()),
+              "images": Nullable(ListOf(ANY))},
+)  # fmt: skip
+"""What readers use of an episode line."""
+REQUEST_SHAPE: Shape = Obj(
+    required={"variants": ListOf(_NAME, max_len=MAX_VARIANTS), "runs": Int(1, MAX_REQUESTED_RUNS),
+              "rows": ListOf(ListOf(_NAME, min_len=3, max_len=3), max_len=MAX_REQUESTED_ROWS)},
+    optional={"shard": Nullable(ListOf(Int(0, 1 << 20), min_len=2, max_len=2))},
+)  # fmt: skip
 
 
 class RecordsError(VgauError, RuntimeError):
@@ -156,36 +200,57 @@ def now_iso() -> str:
 # ---------------------------------------------------------------- reading
 
 
-def iter_lines(path: Path) -> Iterator[dict[str, Any]]:
-    """Parsed lines of a records file; a torn or invalid last line is skipped (with a log line)."""
-    with path.open("rb") as handle:
-        data = handle.read()
-    lines = data.split(b"\n")
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as error:
-            if number == len(lines):
-                logger.warning("%s: ignoring a torn last line (%d bytes)", path, len(raw))
+def iter_lines(path: Path, *, inside: Path | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(number, object)`` of a records file's lines, streamed within the bounds above; a torn
+    or invalid last line is skipped (with a log line).
+
+    Raises:
+        RecordsError: the file is not a regular file inside ``inside``, too large, or a
+            line before the last is not a JSON object (named with its line number).
+    """
+    try:
+        for number, raw in safe_io.iter_lines(path, max_line=MAX_LINE_BYTES, max_bytes=MAX_RECORDS_FILE_BYTES,
+                                              inside=inside, what="records file"):  # fmt: skip
+            if not raw.strip():
                 continue
-            raise RecordsError(f"{path}: line {number} is not JSON ({error}); the file is corrupt") from None
-        if not isinstance(obj, dict):
-            raise RecordsError(f"{path}: line {number} is not a JSON object")
-        yield obj
+            try:
+                obj = safe_json.loads(raw, f"{path}: line {number}")
+            except safe_json.JsonInputError as error:
+                if not raw.endswith(b"\n"):
+                    logger.warning("%s: ignoring a torn last line (%d bytes)", path, len(raw))
+                    continue
+                raise RecordsError(f"{error}; the file is corrupt") from None
+            if not isinstance(obj, dict):
+                raise RecordsError(f"{path}: line {number} is not a JSON object")
+            yield number, obj
+    except InputFileError as error:
+        raise RecordsError(str(error)) from None
 
 
-def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """``(header, episode lines)`` of one file."""
+def read_records(path: Path, *, inside: Path | None = None,
+                 drop: tuple[str, ...] = ()) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """``(header, episode lines)`` of one file, each line held to its shape; the fields ``drop``
+    (``turns``, for readers that only score) are left out of the episodes kept in memory.
+
+    Raises:
+        RecordsError: see ``iter_lines``; or a header or episode line of the wrong shape.
+    """
     header: dict[str, Any] | None = None
     episodes = []
-    for obj in iter_lines(path):
-        if obj.get("type") == HEADER_TYPE:
-            if header is None:
-                header = obj
-        elif obj.get("type") == EPISODE_TYPE:
-            episodes.append(obj)
+    try:
+        for number, obj in iter_lines(path, inside=inside):
+            if obj.get("type") == HEADER_TYPE:
+                if header is None:
+                    header = check(obj, HEADER_SHAPE, f"{path}: line {number} (header)")
+            elif obj.get("type") == EPISODE_TYPE:
+                if len(episodes) >= MAX_EPISODE_LINES:
+                    raise RecordsError(f"{path}: line {number}: more than {MAX_EPISODE_LINES:,} episode lines in one file")
+                check(obj, EPISODE_SHAPE, f"{path}: line {number}")
+                for name in drop:
+                    obj.pop(name, None)
+                episodes.append(obj)
+    except RecordError as error:
+        raise RecordsError(str(error)) from None
     return header, episodes
 
 
@@ -260,9 +325,16 @@ class RecordWriter:
                 )
 
     def _cut_torn_tail(self, size: int) -> None:
-        with self.path.open("rb") as handle:
-            data = handle.read()
-        end = data.rfind(b"\n") + 1
+        """Cut what follows the last newline (a line a killed run left half written)."""
+        end, position = 0, size
+        while position > 0:
+            step = min(1 << 16, position)
+            position -= step
+            chunk = os.pread(self._fd, step, position)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                end = position + newline + 1
+                break
         if end != size:
             logger.warning("%s: cutting a torn last line of %d bytes", self.path, size - end)
             os.ftruncate(self._fd, end)
@@ -354,14 +426,26 @@ def read_requests(model_dir: Path) -> list[RunRequest]:
     if not path.is_file():
         return []
     requests = []
-    for obj in iter_lines(path):
+    rows_read = 0
+    for number, obj in iter_lines(path, inside=model_dir):
         try:
-            shard = obj.get("shard")
-            rows = tuple((str(row_id), str(task), str(difficulty)) for row_id, task, difficulty in obj["rows"])
-            requests.append(RunRequest(tuple(obj["variants"]), int(obj["runs"]), rows,
-                                       (int(shard[0]), int(shard[1])) if shard else None))
-        except (KeyError, TypeError, ValueError, IndexError):
-            raise RecordsError(f"{path}: a line is not a run request ({str(obj)[:80]}); the file is corrupt") from None
+            check(obj, REQUEST_SHAPE, f"{path}: line {number}")
+        except RecordError as error:
+            raise RecordsError(f"{error}; the file is corrupt") from None
+        rows_read += len(obj["rows"])
+        if rows_read > MAX_REQUESTED_ROWS:
+            raise RecordsError(f"{path}: line {number}: more than {MAX_REQUESTED_ROWS:,} rows requested in all")
+        if len(obj["rows"]) * obj["runs"] > MAX_REQUESTED_EPISODES:
+            raise RecordsError(
+                f"{path}: line {number}: {len(obj['rows']):,} rows x {obj['runs']} runs asks for more than "
+                f"{MAX_REQUESTED_EPISODES:,} episodes"
+            )
+        shard = obj.get("shard")
+        rows = tuple((row_id, task, difficulty) for row_id, task, difficulty in obj["rows"])
+        requests.append(RunRequest(tuple(obj["variants"]), obj["runs"], rows, (shard[0], shard[1]) if shard else None))
+    asked = sum(len(expected.rows) * expected.runs for expected in expected_work(requests).values())
+    if asked > MAX_FOLDER_EPISODES:
+        raise RecordsError(f"{path}: the requests add up to {asked:,} episodes, more than {MAX_FOLDER_EPISODES:,}")
     return requests
 
 
@@ -442,7 +526,7 @@ def _merge_run(variant_dir: Path, run: int) -> MergeReport:
         if name is not None and name.shard is not None:
             shard_indexes.add(name.shard[0])
             shard_counts.add(name.shard[1])
-        file_header, file_episodes = read_records(path)
+        file_header, file_episodes = read_records(path, inside=variant_dir.parents[1])
         if file_header is None:
             raise RecordsError(f"{path} has no header line; cannot merge it")
         if header is None:
@@ -460,12 +544,8 @@ def _merge_run(variant_dir: Path, run: int) -> MergeReport:
     final = final_records(episodes)
     merged_header = {**(header or {}), "merged_from": [p.name for p in files], "merged": now_iso()}
     merged_header.get("selection", {}).pop("shard", None)
-    temporary = target.with_suffix(".jsonl.tmp")
-    with temporary.open("wb") as handle:
+    with safe_io.atomic_writer(target) as handle:
         for obj in (merged_header, *final.values()):
             handle.write(json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, target)
     errors = sum(1 for e in final.values() if e.get("error") is not None)
     return MergeReport(target, len(files), len(final), errors, missing)

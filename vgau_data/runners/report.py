@@ -16,16 +16,14 @@ episodes stopped by the ``fixed`` budget's cap are named in a warning.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vgau_data import __version__
+from vgau_data import __version__, safe_io, safe_json
 from vgau_data.errors import VgauError
 from vgau_data.metrics.references import DatasetRow, ReferenceSet
 from vgau_data.metrics.results import score_submission
@@ -87,7 +85,7 @@ def collect_records(model_dir: Path) -> ModelRecords:
         name = parse_records_name(path)
         if name is None:
             continue
-        file_header, episodes = read_records(path)
+        file_header, episodes = read_records(path, inside=model_dir, drop=("turns",))
         if header is None:
             header = file_header
         elif file_header is not None and file_header.get("dataset_fingerprint") != header.get("dataset_fingerprint"):
@@ -268,13 +266,9 @@ def write_report(model_dir: Path, dataset: str | ReferenceSet | None = None) -> 
     collected = collect_records(model_dir)
     references = dataset_references(collected.header, dataset)
     submission = build_submission(collected)
-    submission_path = model_dir / SUBMISSION_NAME
-    os.replace(write_submission(model_dir / f".{SUBMISSION_NAME}.tmp", submission), submission_path)
+    submission_path = write_submission(model_dir / SUBMISSION_NAME, submission)
     results, warnings, incomplete = score_records(collected, references)
-    results_path = model_dir / RESULTS_NAME
-    staged = model_dir / f".{RESULTS_NAME}.tmp"
-    staged.write_text(json.dumps(results, indent=2, sort_keys=False) + "\n", encoding="utf-8")
-    os.replace(staged, results_path)
+    results_path = safe_io.write_text(model_dir / RESULTS_NAME, safe_json.dumps(results, indent=2) + "\n")
     ((model, body),) = results.items()
     protocols = {k: v for k, v in body.items() if k != "META"}
     return Report(
@@ -288,5 +282,24 @@ def write_report(model_dir: Path, dataset: str | ReferenceSet | None = None) -> 
 
 
 def model_dirs(out_dir: Path) -> list[Path]:
-    """Model folders under a run's ``--out`` folder."""
-    return sorted(p for p in Path(out_dir).iterdir() if (p / "records").is_dir()) if Path(out_dir).is_dir() else []
+    """Model folders under a run's ``--out`` folder; a link to a folder elsewhere is left out (with a warning):
+    reports are written into these folders, and nothing may be written outside ``out_dir``."""
+    if not Path(out_dir).is_dir():
+        return []
+    found = []
+    for path in sorted(Path(out_dir).iterdir()):
+        if not (path / "records").is_dir():
+            continue
+        if inside_out_dir(out_dir, path.name) is None:
+            logger.warning("%s leads outside %s; it is left out", path, out_dir)
+            continue
+        found.append(path)
+    return found
+
+
+def inside_out_dir(out_dir: Path, name: str) -> Path | None:
+    """``out_dir / name`` when ``name`` is one folder name and the folder really lies in ``out_dir``, else None."""
+    if Path(name).name != name or name in ("", ".", ".."):
+        return None
+    folder = Path(out_dir) / name
+    return folder if folder.resolve().parent == Path(out_dir).resolve() else None

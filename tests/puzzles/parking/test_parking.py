@@ -609,9 +609,14 @@ def test_random_answer__deterministic_and_along_each_axis() -> None:
 
 def test_spec__declares_every_capability() -> None:
     """Cell decoding, the drawn solution, the authors' records, structure statistics."""
-    # numbered arrows: no red route; the solver's own budget decides the authors' boards
+    # numbered arrows: no red route; a published board is searched within a smaller budget than ours
+    # (the authors' hardest needs 0.46M positions; a hostile record must stop in seconds)
+    from vgau_data.puzzles.parking.paper import PAPER_MAX_STATES
+    from vgau_data.puzzles.parking.solver import SOLVE_MAX_STATES
+
     assert SPEC.fidelity and SPEC.fidelity.perturb and SPEC.vr and SPEC.paper and SPEC.structure
-    assert SPEC.vr.route_start is None and SPEC.paper.solve is None
+    assert SPEC.vr.route_start is None and SPEC.paper.solve.keywords == {"max_states": PAPER_MAX_STATES}
+    assert 460_000 < PAPER_MAX_STATES < SOLVE_MAX_STATES
 
 
 def test_buckets__are_spec_section_2s() -> None:

@@ -30,6 +30,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from vgau_data import safe_json
 from vgau_data.integrations.prompts import first_message, protocol_episode
 from vgau_data.metrics.scoring import Verdict, make_reference, score_answer
 from vgau_data.puzzles.base import DIFFICULTIES
@@ -169,8 +170,8 @@ def read_episode(output: str) -> dict[str, Any] | None:
     if not output.lstrip().startswith("{") or len(output) > MAX_PAYLOAD_CHARS:
         return None
     try:
-        payload = json.loads(output)
-    except ValueError:
+        payload = safe_json.loads(output)
+    except safe_json.JsonInputError:  # not JSON, NaN, or nested deeper than any episode
         return None
     if not isinstance(payload, dict) or payload.get(EPISODE_KEY) != 1 or not isinstance(payload.get("answer"), str):
         return None

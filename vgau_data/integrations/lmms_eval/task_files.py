@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from vgau_data import safe_io
 from vgau_data.integrations.lmms_eval import tasks_dir
 from vgau_data.integrations.lmms_eval.hooks import METRICS, OVERALL_METRICS
 from vgau_data.protocols import is_interactive
@@ -121,7 +122,7 @@ def write_task_files(folder: str | Path) -> list[Path]:
         if stale.name not in files:
             stale.unlink()
     for name, text in files.items():
-        (out / name).write_text(text, encoding="utf-8")
+        safe_io.write_text(out / name, text)
     return [out / name for name in files]
 
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vgau_data import safe_io
 from vgau_data.errors import VgauError
 from vgau_data.registry import get_family
 
@@ -69,7 +70,7 @@ def export_tsvs(
         rows = read_config_columns(source.local_dir, family, (*INSTANCE_COLUMNS, "solution"))
         for protocol in protocols:
             path = out / f"{dataset_name(family, protocol)}.tsv"
-            with path.open("w", newline="", encoding="utf-8") as handle:
+            with safe_io.atomic_text_writer(path) as handle:
                 writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
                 writer.writerow(COLUMNS)
                 for index, row in enumerate(rows):

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from vgau_data import safe_io
 from vgau_data.errors import SubmissionError
 from vgau_data.integrations.convert import XLSX_CELL_LIMIT, read_prediction_table
 from vgau_data.metrics.scoring import Verdict, aggregate, read_reference, score_answer
@@ -69,7 +70,8 @@ def evaluate_predictions(eval_file: str | Path) -> Any:
 
     path = Path(eval_file)
     table = pd.DataFrame(accuracy_rows(score_prediction_rows(read_prediction_table(path), str(path))))
-    table.to_csv(path.with_name(f"{path.stem}_acc.csv"), index=False)
+    with safe_io.atomic_text_writer(path.with_name(f"{path.stem}_acc.csv")) as handle:
+        table.to_csv(handle, index=False)
     return table
 
 

@@ -37,7 +37,8 @@ Args:
     references (list of str): the reference of each instance, the JSON string of
         {"id", "task", "difficulty", "optimal_length", "state"} taken from the dataset row
         (vgau_data.metrics.scoring.make_reference(row)).
-    return_details (bool): also return one verdict dict per prediction, in input order.
+    return_details (bool): also return one verdict dict per prediction, in input order
+        (True or False only: any other value is an error).
 Returns:
     optimal_accuracy (float): share of answers that are feasible and of optimal length.
     feasible_accuracy (float): share of answers whose steps are legal and reach the goal.
@@ -83,4 +84,4 @@ class SolverAccuracy(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, return_details=False):
-        return score_batch(list(predictions), list(references), return_details=bool(return_details))
+        return score_batch(list(predictions), list(references), return_details=return_details)

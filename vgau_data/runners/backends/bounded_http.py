@@ -15,6 +15,7 @@ header; callers redact what the server sent back (``redact``).
 from __future__ import annotations
 
 import base64
+import functools
 import http.client
 import re
 import socket
@@ -22,7 +23,7 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any
 
@@ -81,12 +82,45 @@ def basic_authorization(credentials: tuple[str, str]) -> str:
     return "Basic " + base64.b64encode(":".join(credentials).encode("utf-8")).decode("ascii")
 
 
+def _base64_cores(data: bytes, alphabet: bytes | None) -> Iterator[str]:
+    """The base64 characters that ``data`` alone decides, at each of the 3 byte alignments it
+    may have inside a longer encoded text (the characters at its edges also hold neighbours' bits)."""
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data, altchars=alphabet).decode("ascii")
+        start, end = -(-8 * offset // 6), 8 * (offset + len(data)) // 6
+        yield encoded[start:end]
+
+
+@functools.lru_cache(maxsize=64)
+def secret_forms(secret: str) -> tuple[str, ...]:
+    """``secret`` and the ways a server may echo it: base64 (standard and URL-safe, at any
+    alignment), URL-encoded, reversed and hex; each form at least ``MIN_SECRET_CHARS`` long.
+
+    Example:
+        >>> secret_forms("sk-0123456789")
+        ('sk-0123456789', 'c2stMDEyMzQ1Njc4O', 'NrLTAxMjM0NTY3OD', 'zay0wMTIzNDU2Nzg5', '9876543210-ks', '736b2d30313233343536373839')
+        >>> scrub_secrets(base64.b64encode(b"Bearer sk-0123456789").decode(), ["sk-0123456789"])
+        'QmVhcmVyIH[redacted]k='
+    """
+    data = secret.encode("utf-8")
+    forms = [secret, *_base64_cores(data, None), *_base64_cores(data, b"-_"),
+             urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret), secret[::-1], data.hex()]  # fmt: skip
+    return tuple(dict.fromkeys(form for form in forms if len(form) >= MIN_SECRET_CHARS))
+
+
 def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (of at least ``MIN_SECRET_CHARS``) replaced by ``[redacted]``."""
-    for secret in secrets:
-        if len(secret) >= MIN_SECRET_CHARS:
-            text = text.replace(secret, REDACTED)
+    """``text`` with every secret (of at least ``MIN_SECRET_CHARS``) and every form of it
+    (``secret_forms``; hex and URL escapes in any case) replaced by ``[redacted]``."""
+    forms = {form for secret in secrets if len(secret) >= MIN_SECRET_CHARS for form in secret_forms(secret)}
+    for form in sorted(forms, key=lambda f: (-len(f), f)):  # longest first: a whole encoding before a part of it
+        text = re.sub(re.escape(form), REDACTED, text, flags=re.IGNORECASE) if _caseless(form) else text.replace(
+            form, REDACTED)
     return text
+
+
+def _caseless(form: str) -> bool:
+    """Hex digits and percent escapes mean the same in either case; base64 and keys do not."""
+    return re.fullmatch(r"[0-9a-fA-F]+", form) is not None or "%" in form
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

@@ -55,7 +55,8 @@ RETRYABLE_STATUS: frozenset[int] = frozenset({408, 409, 429, 500, 502, 503, 504}
 FATAL_STATUS: frozenset[int] = frozenset({401, 403, 404})
 MAX_BACKOFF_S = 60.0
 DETAIL_CHARS = 300
-"""Most of a server's error message kept in a record."""
+"""Most of a server's error message kept in a record (a scrubbed prefix: the key and its
+encodings are removed first, ``bounded_http.scrub_secrets``)."""
 T = TypeVar("T")
 
 
@@ -218,7 +219,7 @@ class OpenAIBackend:
                     raise BackendError(
                         f"{url} answered HTTP {failure.status} for model {self.model!r} ({detail}); {hint}"
                     ) from None
-                last_error = redact(f"{failure}: {detail}" if detail else str(failure), secrets)
+                last_error = redact(f"{failure}: {detail}" if detail else str(failure), secrets)[: 2 * DETAIL_CHARS]
                 if failure.status is not None and failure.status not in RETRYABLE_STATUS:
                     break
                 retry_after = failure.retry_after

@@ -17,7 +17,8 @@ Images must come back inline (``b64_json`` or a ``data:`` URL); a reply that onl
 an image elsewhere is recorded as an error rather than fetched from another host.
 Every request goes through ``bounded_http`` (no redirects, a whole-request deadline, a
 reply cap), keys are scrubbed from every error, retries follow the ``openai`` backend's
-rules, and a decoded image larger than ``MAX_PIXELS`` is refused.
+rules, and the image passes ``vgau_data.image_gate`` (PNG, WebP or JPEG by signature,
+at most ``MAX_PIXELS``, checked before it is decoded) or the reply is refused.
 """
 
 from __future__ import annotations
@@ -25,28 +26,30 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import io
 import json
 import logging
 import time
 import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-from PIL import Image, UnidentifiedImageError
-
+from vgau_data import image_gate
 from vgau_data.runners.backends.base import BackendError, GeneratedImage, GenParams, ImageRequest
 from vgau_data.runners.backends.bounded_http import redact
 from vgau_data.runners.backends.openai_compat import MalformedReply, OpenAIBackend
 from vgau_data.runners.messages import Conversation, image_bytes, to_openai, user
 
+if TYPE_CHECKING:
+    from PIL import Image
+
 logger = logging.getLogger(__name__)
 
 Endpoint = Literal["edits", "generations", "chat"]
 ENDPOINTS: Final = ("edits", "generations", "chat")
-MAX_PIXELS: Final = 64 * 1024 * 1024
-"""Largest decoded image accepted (width x height)."""
+MAX_PIXELS: Final = image_gate.MAX_PIXELS
+"""Largest decoded image accepted (width x height): a 4K drawing; a bomb of a few hundred
+kilobytes under Pillow's own limit would cost gigabytes across concurrent episodes."""
 
 
 class BadImageReply(MalformedReply):
@@ -202,9 +205,6 @@ def _decode(encoded: str) -> Image.Image:
     except (binascii.Error, ValueError) as error:
         raise BadImageReply(f"bad base64 ({error})") from None
     try:
-        image = Image.open(io.BytesIO(data))
-        if image.size[0] * image.size[1] > MAX_PIXELS:
-            raise BadImageReply(f"an image of {image.size[0]}x{image.size[1]} pixels (more than {MAX_PIXELS})")
-        return image.convert("RGB")
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as error:
-        raise BadImageReply(f"not a readable image ({error})") from None
+        return image_gate.decode(data, at="the image in the reply", max_pixels=MAX_PIXELS)
+    except image_gate.ImageRejected as error:
+        raise BadImageReply(str(error)) from None
