@@ -14,7 +14,7 @@ import pytest
 
 from vgau_data.answers import MAX_ANSWER_CHARS
 from vgau_data.metrics.hostile import hostile_texts
-from vgau_data.oracle_aids import annotate, oracle_aid
+from vgau_data.oracle_aids import annotate, label_origin, oracle_aid
 from vgau_data.puzzles.base import DIFFICULTIES, AnswerError, FamilySpec
 from vgau_data.puzzles.checks import check_family
 from vgau_data.registry import FAMILIES
@@ -58,37 +58,41 @@ def test_family__buckets_match_spec(spec: FamilySpec) -> None:
 
 
 @pytest.mark.parametrize("spec", FAMILY_PARAMS)
-def test_family__oracle_aid_adds_red_grid_and_labels(spec: FamilySpec, instances) -> None:
+def test_family__oracle_aid_adds_its_grid_lines_on_the_cell_boundaries(spec: FamilySpec, instances) -> None:
     state, _ = instances[(spec.name, "easy")]
     board, aid = spec.render(state), oracle_aid(spec, state)
     assert aid.size == board.size
     assert aid.tobytes() != board.tobytes()
     geometry = spec.geometry
-    # a pixel on the top grid line, midway along the first cell's edge, is red in the aid
-    x = geometry.margin_left + geometry.cell_px // 2 + (0 if not spec.dashed_grid else -geometry.cell_px // 2 + 3)
-    y = geometry.margin_top
-    assert aid.getpixel((x, y)) == (220, 20, 20)
+    line = np.abs(np.asarray(aid).astype(int) - np.array(spec.aid.line_rgb)).max(axis=2) == 0
+    line &= ~(np.abs(np.asarray(board).astype(int) - np.array(spec.aid.line_rgb)).max(axis=2) == 0)
+    ys, xs = np.nonzero(line)
+    assert len(xs)
+    off_x = (xs - geometry.margin_left + spec.aid.line_px) % geometry.cell_px
+    off_y = (ys - geometry.margin_top + spec.aid.line_px) % geometry.cell_px
+    assert ((off_x <= 2 * spec.aid.line_px) | (off_y <= 2 * spec.aid.line_px)).all()  # on a boundary
     with pytest.raises(ValueError, match="boards are"):
         annotate(spec, board.resize((100, 100)), state)
 
 
 @pytest.mark.parametrize("spec", FAMILY_PARAMS)
-def test_family__oracle_aid_labels_the_cells_tables_18_to_23_name(spec: FamilySpec, instances) -> None:
-    """Every cell carries its (r,c) label, except sokoban's walls (Table 19: non-wall cells only)."""
+def test_family__oracle_aid_labels_the_cells_its_style_names(spec: FamilySpec, instances) -> None:
+    """A label where the style puts it, exactly on ``aid.labelled_cells`` (every cell when None)."""
     state, _ = instances[(spec.name, "medium")]
     board, aid = np.asarray(spec.render(state)), np.asarray(oracle_aid(spec, state))
-    geometry, quarter = spec.geometry, spec.geometry.cell_px // 4
+    geometry, half = spec.geometry, spec.aid.label_px(spec.geometry) // 2
     labelled = set()
-    for r in range(geometry.rows):
-        for c in range(geometry.cols):
-            cx, cy = geometry.center((r, c))
-            window = np.s_[cy - quarter // 2 : cy + quarter // 2, cx - quarter : cx + quarter]
-            if (board[window] != aid[window]).any():
-                labelled.add((r, c))
-    every = {(r, c) for r in range(geometry.rows) for c in range(geometry.cols)}
-    expected = every if spec.labelled_cells is None else set(spec.labelled_cells(state))
-    assert labelled == expected
-    assert (spec.name == "sokoban") == (expected != every)
+    for cell in np.ndindex(geometry.rows, geometry.cols):
+        (x, y), anchor = label_origin(geometry, spec.aid, cell)
+        window = (
+            np.s_[y - half : y + half, x - half : x + half]
+            if anchor == "mm"
+            else np.s_[y : y + 2 * half, x : x + 2 * half]
+        )
+        if (board[window] != aid[window]).any():
+            labelled.add(cell)
+    every = set(np.ndindex(geometry.rows, geometry.cols))
+    assert labelled == (every if spec.aid.labelled_cells is None else set(spec.aid.labelled_cells(state)))
 
 
 @pytest.mark.parametrize(("spec", "difficulty"), CASES)

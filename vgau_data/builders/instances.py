@@ -119,18 +119,18 @@ def assemble_row(
     board = family.render(state)
     plain = _image(board, "image") if image is None else {"bytes": image, "path": None}
     drawn = _image(oracle_vr(family, state, answer), "oracle_vr") if family.vr is not None else None
-    layer = grid_layer(family, state)
     steps, annotated_steps = [], []
-    for step in map(family.render, states):  # each board is encoded plain, then annotated in place
+    for step_state in states:  # each board is encoded plain, then annotated in place
+        step = family.render(step_state)
         steps.append(_image(step, "oracle_states"))
-        annotated_steps.append(_image(_annotated(step, layer), "oracle_aug_states"))
+        annotated_steps.append(_image(_annotated(step, grid_layer(family, step_state)), "oracle_aug_states"))
     return {
         "id": row_id,
         "task": family_name,
         "difficulty": difficulty,
         "optimal_length": optimal_length,
         "image": plain,
-        "oracle_aid": _image(_annotated(board, layer), "oracle_aid"),
+        "oracle_aid": _image(_annotated(board, grid_layer(family, state)), "oracle_aid"),
         "oracle_states": steps,
         "oracle_aug_states": annotated_steps,
         "oracle_vr": drawn,
