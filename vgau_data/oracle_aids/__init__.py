@@ -139,6 +139,14 @@ def grid_layer(family: FamilySpec, state: Any) -> tuple[Image.Image, Image.Image
     return _layer(family.geometry, style, cells, clear)
 
 
+def prompted_layer(family: FamilySpec, state: Any) -> tuple[Image.Image, Image.Image]:
+    """``grid_layer`` in ``PROMPTED_LOOK``: labels at the centres of the cells the family's aid labels,
+    the annotation a Self-GtA drawing that follows its prompt (Tables 18-23) carries at least."""
+    style = family.aid
+    cells = None if style.labelled_cells is None else frozenset(style.labelled_cells(state))
+    return _layer(family.geometry, PROMPTED_LOOK, cells, ())
+
+
 @functools.lru_cache(maxsize=16)
 def aid_footprint(geometry: BoardGeometry, style: AidStyle) -> np.ndarray:
     """Boolean ``(height, width)``: every pixel an aid of this board may cover, for decoders to look past.
