@@ -18,7 +18,7 @@ Grid helpers:
     ``load_state_object``, ``grid_from_json`` and ``cell_from_json`` validate state JSON
     (raising ``StateError``); ``NEIGHBOURS``, ``induced_path`` and ``grow_tree`` work on
     flat cell indices ``r*10+c``; ``cells_image`` draws the cell area and ``open_cells``
-    names the cells the oracle aids label (every cell that is not a wall).
+    names the cells of a state the oracle aids label (every cell that is not a wall).
 """
 
 from __future__ import annotations
@@ -308,14 +308,15 @@ def grow_tree(
 # --------------------------------------------------------------------------- renderer
 
 
-def open_cells(grid: Sequence[str]) -> frozenset[Cell]:
-    """The cells of ``grid`` that are not walls: those the aids of maze, sokoban and path label.
+def open_cells(state: Any) -> frozenset[Cell]:
+    """The cells of ``state.grid`` that are not walls: those the aids of maze, sokoban and path label.
 
     Example:
-        >>> sorted(open_cells(["#.", ".#"]))
+        >>> from types import SimpleNamespace
+        >>> sorted(open_cells(SimpleNamespace(grid=("#.", ".#"))))
         [(0, 1), (1, 0)]
     """
-    return frozenset((r, c) for r, row in enumerate(grid) for c, char in enumerate(row) if char != WALL)
+    return frozenset((r, c) for r, row in enumerate(state.grid) for c, char in enumerate(row) if char != WALL)
 
 
 def cells_image(grid: tuple[str, ...], colours: dict[str, tuple[int, int, int]]) -> Image.Image:

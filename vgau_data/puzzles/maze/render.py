@@ -43,7 +43,7 @@ AID: Final = AidStyle(
     line_px=2,
     label_fraction=0.32,
     labelled="every open cell",
-    labelled_cells=lambda state: open_cells(state.grid),
+    labelled_cells=open_cells,
 )
 """The authors' maze aid: solid pure-red lines 2 px wide, and each open cell's label at its
 centre at 32% of the cell side; walls carry none."""

@@ -104,7 +104,7 @@ AID: Final = AidStyle(
     label_anchor="top_left",
     label_rgb=(10, 10, 10),
     labelled="every walkable cell",
-    labelled_cells=lambda state: open_cells(state.grid),
+    labelled_cells=open_cells,
     keep_clear=_walls,
 )
 """The authors' path aid: solid red lines 1 px wide that stop at the walls, and each walkable

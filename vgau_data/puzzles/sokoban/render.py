@@ -152,7 +152,7 @@ AID: Final = AidStyle(
     line_px=2,
     label_fraction=0.28,
     labelled="every cell that is not a wall",
-    labelled_cells=lambda state: open_cells(state.grid),
+    labelled_cells=open_cells,
 )
 """The authors' sokoban aid: solid red lines 2 px wide, and each non-wall cell's label at its
 centre at 28% of the cell side."""
