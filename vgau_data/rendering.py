@@ -106,7 +106,8 @@ class AidStyle:
     Attributes:
         line_rgb: colour of the grid lines.
         line_px: their width.
-        dash: ``(on, off)`` pixels of a dashed line (klotski); None: solid lines.
+        dash: ``(on, off)``: a dashed line (klotski) has a dash every ``on + off`` pixels, from
+            its start to ``on`` pixels further, both ends drawn; None: solid lines.
         label_fraction: the labels' font size as a fraction of the cell side.
         label_anchor: ``"centre"`` (centred in the cell) or ``"top_left"`` (starting
             ``LABEL_OFFSET`` from the cell's top-left corner: path, clear of its letters).

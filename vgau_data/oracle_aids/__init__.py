@@ -41,7 +41,8 @@ HALO_PX: Final = 2
 
 
 def _line(draw: ImageDraw.ImageDraw, start: tuple[int, int], end: tuple[int, int], style: AidStyle) -> None:
-    """A horizontal or vertical grid line, solid or dashed (``on`` pixels drawn of every ``on + off``)."""
+    """A horizontal or vertical grid line, solid or dashed (a dash every ``on + off`` pixels, ``on`` long
+    with both ends drawn, as the authors' dashes)."""
     if style.dash is None:
         draw.line([start, end], fill=style.line_rgb, width=style.line_px)
         return

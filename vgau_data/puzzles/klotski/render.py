@@ -80,5 +80,5 @@ def _target_letter(state: KlotskiState) -> tuple[Box, ...]:
 
 
 AID: Final = AidStyle(line_rgb=(255, 0, 0), line_px=2, dash=(12, 18), label_fraction=0.24, keep_clear=_target_letter)
-"""The authors' klotski aid: pure-red dashed lines 2 px wide (12 px drawn of every 30), every
+"""The authors' klotski aid: pure-red dashed lines 2 px wide (13 px drawn of every 30), every
 cell's label at its centre at 24% of the cell side; the lines break around the target's T."""
