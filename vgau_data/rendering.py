@@ -2,6 +2,10 @@
 
 Rendering is pure: a function of the state alone, with Pillow's bundled font, so the
 same state gives the same pixels on any machine with the same Pillow.
+
+Two descriptions every family gives of its drawings live here too: ``AidStyle``, how its
+oracle aid looks (``vgau_data.oracle_aids`` draws it), and ``TextMark``, a letter its board
+shows (``vgau_data.fidelity.glyphs`` reads it back).
 """
 
 from __future__ import annotations
@@ -10,8 +14,9 @@ import functools
 import io
 import struct
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from isal import isal_zlib
@@ -31,6 +36,9 @@ Measured on grid-annotated boards (``benchmarks/encoding.py``): method 0 at effo
 45% of our PNG's bytes for ~2 ms more per image; effort 100 saves another 1.5% at twice
 that extra time, and higher methods cost 2-100x more."""
 ImageCodec = Literal["png", "webp"]
+RGB = tuple[int, int, int]
+Box = tuple[int, int, int, int]
+"""(x0, y0, x1, y1) pixels, inclusive."""
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _FILTER_UP = 2
 
@@ -80,6 +88,87 @@ class BoardGeometry:
             self.margin_left + c * self.cell_px + self.cell_px // 2,
             self.margin_top + r * self.cell_px + self.cell_px // 2,
         )
+
+
+LabelAnchor = Literal["centre", "top_left"]
+LABEL_OFFSET: tuple[int, int] = (4, 1)
+"""Where a ``top_left`` label is drawn from, right of and below its cell's corner: the authors' (4, 2),
+a pixel higher, so that path's labels clear the tips of its triangles."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AidStyle:
+    """How a family's oracle aid looks: the authors' ``_build_aux_overlay`` for it, in numbers.
+
+    An aid is the board with grid lines on the cell boundaries and the ``(r,c)`` coordinate
+    of each labelled cell, in Pillow's bundled font (the authors' use DejaVu Sans).
+
+    Attributes:
+        line_rgb: colour of the grid lines.
+        line_px: their width.
+        dash: ``(on, off)``: a dashed line (klotski) has a dash every ``on + off`` pixels, from
+            its start to ``on`` pixels further, both ends drawn; None: solid lines.
+        label_fraction: the labels' font size as a fraction of the cell side.
+        label_anchor: ``"centre"`` (centred in the cell) or ``"top_left"`` (starting
+            ``LABEL_OFFSET`` from the cell's top-left corner: path, clear of its letters).
+        label_rgb: the labels' colour.
+        label_halo: the colour of a 2 px halo around the labels; None (the authors'): plain text.
+        labelled: words naming the labelled cells ("every cell"), for the prompts that show the aid.
+        labelled_cells: ``state -> cells`` that carry a label; None: every cell.
+        keep_clear: ``state -> boxes`` of the board's pixels the aid never draws on: the
+            letters its lines would cross (parking's ids, klotski's T) or, for path, the
+            walls, which the authors' lines skip; None: none.
+    """
+
+    line_rgb: RGB
+    line_px: int
+    dash: tuple[int, int] | None = None
+    label_fraction: float
+    label_anchor: LabelAnchor = "centre"
+    label_rgb: RGB = (0, 0, 0)
+    label_halo: RGB | None = None
+    labelled: str = "every cell"
+    labelled_cells: Callable[[Any], frozenset[tuple[int, int]]] | None = None
+    keep_clear: Callable[[Any], Sequence[Box]] | None = None
+
+    def label_px(self, geometry: BoardGeometry) -> int:
+        """The labels' font size on a board of ``geometry``."""
+        return int(geometry.cell_px * self.label_fraction)
+
+
+@dataclass(frozen=True, slots=True)
+class TextMark:
+    """A letter a board shows (a path label, a vehicle's id, klotski's T), as its renderer draws it.
+
+    ``text`` is drawn with ``font(size)`` centred on ``xy`` (anchor ``"mm"``) in ``ink``,
+    thickened by a ``stroke`` of the same colour, on ``ground`` (the colour beneath it).
+    """
+
+    text: str
+    xy: tuple[int, int]
+    size: int
+    ink: RGB
+    ground: RGB
+    stroke: int = 0
+
+    def box(self, margin: int = 0) -> Box:
+        """The pixels the letter covers, grown by ``margin`` on each side (inclusive)."""
+        mask, (cx, cy) = glyph_mask(self.text, self.size, self.stroke)
+        x0, y0, x1, y1 = mask.getbbox() or (cx, cy, cx + 1, cy + 1)
+        x, y = self.xy[0] - cx, self.xy[1] - cy
+        return (x + x0 - margin, y + y0 - margin, x + x1 - 1 + margin, y + y1 - 1 + margin)
+
+
+@functools.lru_cache(maxsize=256)
+def glyph_mask(text: str, size: int, stroke: int = 0) -> tuple[Image.Image, tuple[int, int]]:
+    """``text`` drawn as ``TextMark`` draws it, as an L coverage mask, and the point it is centred on."""
+    side = 3 * size + 2 * stroke
+    mask = Image.new("L", (side, side), 0)
+    centre = (side // 2, side // 2)
+    ImageDraw.Draw(mask).text(
+        centre, text, font=font(size), fill=255, anchor="mm", stroke_width=stroke, stroke_fill=255
+    )
+    return mask, centre
 
 
 @functools.cache

@@ -103,7 +103,7 @@ def test_hub_folder__images_use_their_column_codec_and_decode_to_the_rendered_pi
     answer = path.solve(state).answer
     steps = oracle_states(path, state, answer)
     expected = {"image": [path.render(state)], "oracle_aid": [annotate(path, path.render(state), state)],
-                "oracle_states": steps, "oracle_aug_states": oracle_aug_states(path, state, steps),
+                "oracle_states": steps, "oracle_aug_states": oracle_aug_states(path, state, answer),
                 "oracle_vr": [oracle_vr(path, state, answer)]}
     for column, codec in COLUMN_CODECS.items():
         cells = row[column] if isinstance(row[column], list) else [row[column]]

@@ -24,7 +24,7 @@ def test_make_row__images_are_the_oracle_renderings_in_their_codecs(family_name:
         "image": [family.render(state)],
         "oracle_aid": [oracle_aid(family, state)],
         "oracle_states": steps,
-        "oracle_aug_states": oracle_aug_states(family, state, steps),
+        "oracle_aug_states": oracle_aug_states(family, state, solution.answer),
         "oracle_vr": [oracle_vr(family, state, solution.answer)],
     }
     for column, codec in COLUMN_CODECS.items():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vgau_data.oracle_aids import oracle_aid
+from vgau_data.oracle_aids import oracle_aid, prompted_layer
 from vgau_data.puzzles.base import Illegal
 from vgau_data.registry import FAMILIES
 from vgau_data.rewards import RewardError
@@ -82,6 +82,10 @@ def test_aids__pay_when_the_board_is_intact_and_the_annotation_drawn(reward_rows
         assert bare["aid"] == 0.0 and bare["grid"] < 0.2 and bare["cells"] == 1.0  # the board, but no annotation
         wrong = oracle_aid(family, family.fidelity.perturb(state, 1, rng_for(2)))
         assert image_rewards(wrong, row["state"], purpose="aid")["aid"] == 0.0
+        colours, coverage = prompted_layer(family, state)  # labels at the centres, as Tables 18-23 ask
+        prompted = family.render(state)
+        prompted.paste(colours, (0, 0), coverage)
+        assert image_rewards(prompted, row["state"], purpose="aid")["aid"] == 1.0, row["id"]
 
 
 def test_drawings__arrive_in_every_form_trainers_hand_over(reward_rows: list[dict[str, Any]]) -> None:

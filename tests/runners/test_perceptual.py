@@ -19,7 +19,7 @@ from vgau_data.runners.perceptual import TRUNK_FILE, Lpips, MissingWeightsError
 
 LPIPS_0_1_4 = {
     "maze_perturbed": 0.02600499615073204,
-    "maze_aid": 0.058190733194351196,
+    "maze_prompted_aid": 0.058190733194351196,
     "maze_noise": 0.13837583363056183,
     "onet_perturbed": 0.006587860640138388,
 }
@@ -57,9 +57,11 @@ def test_lpips__matches_the_lpips_package(weights) -> None:
     pairs = _pairs()
     got = scorer.distances([pairs[k][0] for k in LPIPS_0_1_4], [pairs[k][1] for k in LPIPS_0_1_4])
     assert got == pytest.approx(list(LPIPS_0_1_4.values()), abs=1e-6)
-    image, reference = pairs["maze_aid"]
+    image, reference = pairs["maze_prompted_aid"]
     assert scorer.distances([reference], [reference]) == [0.0]
-    assert scorer.distances([image.resize((1024, 1024))], [reference])[0] == pytest.approx(LPIPS_0_1_4["maze_aid"], abs=0.02)
+    assert scorer.distances([image.resize((1024, 1024))], [reference])[0] == pytest.approx(
+        LPIPS_0_1_4["maze_prompted_aid"], abs=0.02
+    )
 
 
 def test_lpips__records_which_weights(weights) -> None:

@@ -176,7 +176,9 @@ LIGHTS_MUTANTS = {
     "no step or length cap": ({"parse_answer": _uncapped}, "of 1001 steps gives steps, not bad_format"),
     "parse_step raises on junk": ({"parse_step": lambda text: LIGHTS.parse_step(text[:40])}, "parse_step on the non-text"),
     "solver not optimal": ({"solve": _press_twice_more}, "generated for length"),
-    "aid labels cells off the board": ({"labelled_cells": lambda state: frozenset({(0, 0), (3, 3)})}, "off the board"),
+    "aid labels cells off the board": (
+        {"aid": dataclasses.replace(LIGHTS.aid, labelled_cells=lambda state: frozenset({(0, 0), (3, 3)}))}, "off the board"
+    ),
     "cell labels not what a cell shows": (_with_fidelity(cell_labels=_labels_by_position), "the decoder reads"),
     "palette without a lit lamp": (_with_fidelity(palette_states=lambda: (LIGHTS.from_json('{"lights":["...","...","..."]}'),)),
                                    "the decoder reads"),

@@ -80,7 +80,8 @@ COLUMN_CODECS: dict[str, ImageCodec] = {
 labels are most of the bytes) in 45% of our PNG's bytes; the plain boards, where WebP saves
 less per CPU second, stay PNG to keep the full build near its one-minute budget. The full
 build was 1.74x smaller than all-PNG when measured with zlib's PNG (727 -> 417 MB; 411 MB
-now, with ISA-L's deflate); all-WebP was 2.05x (338 MB) for about 10% more build CPU (``benchmarks/build.py``, ``benchmarks/encoding.py``). Both codecs
+with ISA-L's deflate; 345 MB now, with the authors' aids, whose labels have no halo, and
+their sparser parking boards); all-WebP was 2.05x (338 MB) for about 10% more build CPU (``benchmarks/build.py``, ``benchmarks/encoding.py``). Both codecs
 decode to the same pixels everywhere (``datasets``, browsers, lmms-eval, VLMEvalKit)."""
 
 
@@ -119,18 +120,18 @@ def assemble_row(
     board = family.render(state)
     plain = _image(board, "image") if image is None else {"bytes": image, "path": None}
     drawn = _image(oracle_vr(family, state, answer), "oracle_vr") if family.vr is not None else None
-    layer = grid_layer(family, state)
     steps, annotated_steps = [], []
-    for step in map(family.render, states):  # each board is encoded plain, then annotated in place
+    for step_state in states:  # each board is encoded plain, then annotated in place
+        step = family.render(step_state)
         steps.append(_image(step, "oracle_states"))
-        annotated_steps.append(_image(_annotated(step, layer), "oracle_aug_states"))
+        annotated_steps.append(_image(_annotated(step, grid_layer(family, step_state)), "oracle_aug_states"))
     return {
         "id": row_id,
         "task": family_name,
         "difficulty": difficulty,
         "optimal_length": optimal_length,
         "image": plain,
-        "oracle_aid": _image(_annotated(board, layer), "oracle_aid"),
+        "oracle_aid": _image(_annotated(board, grid_layer(family, state)), "oracle_aid"),
         "oracle_states": steps,
         "oracle_aug_states": annotated_steps,
         "oracle_vr": drawn,

@@ -8,9 +8,10 @@ quarters). The nearest reference gives the cell's label; a cell farther than
 piece), so it never agrees with the truth by accident.
 
 What an image may carry on top of the board is masked out before comparing: the oracle
-aid's red grid and ``(r,c)`` labels (``overlay="grid"``) or a solution drawing's strokes
-and badges (``overlay="sketch"``). The masked pixels are exactly those our own drawings
-can touch, so our oracle images decode with agreement 1.0.
+aid's red grid and ``(r,c)`` labels (``overlay="grid"``: wherever the family's own aid or
+one drawn as the Self-GtA prompt asks may put them, ``aid_footprint``) or a solution
+drawing's strokes and badges (``overlay="sketch"``). The masked pixels include all those
+our own drawings can touch, so our oracle images decode with agreement 1.0.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from typing import Any, Final, Literal
 import numpy as np
 from PIL import Image
 
-from vgau_data.oracle_aids import grid_overlay
+from vgau_data.oracle_aids import aid_footprint
 from vgau_data.oracle_aids.vr import sketch_mask
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.puzzles.capabilities import Fidelity
-from vgau_data.rendering import BoardGeometry
+from vgau_data.rendering import AidStyle, BoardGeometry
 
 Overlay = Literal["none", "grid", "sketch"]
 OVERLAYS: Final[tuple[str, ...]] = ("none", "grid", "sketch")
@@ -129,7 +130,7 @@ def _library(family: FamilySpec) -> _Library:
 
 
 @functools.lru_cache(maxsize=64)
-def _weights(geometry: BoardGeometry, overlay: str, dashed: bool) -> np.ndarray:
+def _weights(geometry: BoardGeometry, overlay: str, aid: AidStyle) -> np.ndarray:
     """``(cells, features)`` 0/1 weights: 0 on blocks the overlay can touch."""
     if overlay not in OVERLAYS:
         raise ValueError(f"unknown overlay {overlay!r}; choose from {', '.join(OVERLAYS)}")
@@ -139,8 +140,8 @@ def _weights(geometry: BoardGeometry, overlay: str, dashed: bool) -> np.ndarray:
     if overlay == "none":
         return np.ones((cells, side * side * 3), dtype=np.float32)
     if overlay == "grid":
-        _, coverage = grid_overlay(geometry, dashed)
-        touched = np.asarray(coverage.crop(_board_region(geometry))) > 0
+        left, top, right, bottom = _board_region(geometry)
+        touched = aid_footprint(geometry, aid)[top:bottom, left:right]
         touched = touched.reshape(geometry.rows, geometry.cell_px, geometry.cols, geometry.cell_px).transpose(0, 2, 1, 3)
     else:
         touched = np.broadcast_to(sketch_mask(geometry.cell_px), (geometry.rows, geometry.cols, geometry.cell_px, geometry.cell_px))
@@ -168,7 +169,7 @@ def read_cells(family: FamilySpec, image: Image.Image, overlay: Overlay = "none"
     """
     library = _library(family)
     patches = cell_patches(family.geometry, image)
-    weights = _weights(family.geometry, overlay, family.dashed_grid)
+    weights = _weights(family.geometry, overlay, family.aid)
     weighted = weights * patches
     # squared distance of every cell to every reference over the unmasked features
     distance = (

@@ -20,6 +20,7 @@ RADIUS: Final = int(3.5 * SIGMA + 0.5)
 K1: Final = 0.01
 K2: Final = 0.03
 DATA_RANGE: Final = 255.0
+MID_GREY: Final = 128.0
 
 
 def _kernel() -> np.ndarray:
@@ -56,12 +57,14 @@ def ssim(image: Image.Image, reference: Image.Image) -> float:
         image = image.resize(reference.size, Image.Resampling.BILINEAR)
     if min(reference.size) <= 2 * RADIUS:
         raise ValueError(f"images must be larger than {2 * RADIUS + 1} px on each side, got {reference.size}")
-    x = np.asarray(image.convert("RGB"), dtype=np.float32)
-    y = np.asarray(reference.convert("RGB"), dtype=np.float32)
+    # moments of values centred on mid-grey: float32 keeps more digits of the variances
+    x = np.asarray(image.convert("RGB"), dtype=np.float32) - MID_GREY
+    y = np.asarray(reference.convert("RGB"), dtype=np.float32) - MID_GREY
     mean_x, mean_y, xx, yy, xy = _blur(np.stack([x, y, x * x, y * y, x * y]))
     var_x = xx - mean_x * mean_x
     var_y = yy - mean_y * mean_y
     cov = xy - mean_x * mean_y
+    mean_x, mean_y = mean_x + MID_GREY, mean_y + MID_GREY
     c1, c2 = (K1 * DATA_RANGE) ** 2, (K2 * DATA_RANGE) ** 2
     index = ((2 * mean_x * mean_y + c1) * (2 * cov + c2)) / ((mean_x**2 + mean_y**2 + c1) * (var_x + var_y + c2))
     return float(index.mean())

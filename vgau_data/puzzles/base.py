@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from vgau_data.puzzles.capabilities import EpisodeSteps, Fidelity, SolutionSketch, Structure
 from vgau_data.puzzles.prompts import QUESTION_STYLES, FamilyPrompts
+from vgau_data.rendering import AidStyle
 from vgau_data.types import (
     BUCKET_SIZES,
     DELTAS,
@@ -74,6 +75,9 @@ if TYPE_CHECKING:
 
     from vgau_data.puzzles.paper_records import PaperFormat
     from vgau_data.rendering import BoardGeometry
+
+DEFAULT_AID = AidStyle(line_rgb=(230, 40, 40), line_px=2, label_fraction=0.2)
+"""A family's aid unless it says otherwise: solid red lines, every cell labelled at its centre."""
 
 _DIRECTION_ALIASES = {"u": "up", "d": "down", "l": "left", "r": "right"}
 
@@ -300,10 +304,11 @@ class FamilySpec:
             An episode's steps, as a tuple, are an answer ``replay`` judges.
 
     Traits (defaults fit most families; set them where a family differs):
-        dashed_grid: the oracle aid draws dashed grid lines (klotski).
+        aid: how the oracle aid looks (``AidStyle``: the authors' ``_build_aux_overlay``
+            for the family: line colour, width and dash, which cells carry a ``(r,c)``
+            label, where and how large, what the lines leave clear); the default is
+            solid red lines and every cell labelled at its centre.
         unique_length: every feasible answer has the optimal length (path, onet).
-        labelled_cells: ``state -> cells`` that carry a ``(r,c)`` label in the oracle aid
-            (Tables 18-23); None: every cell. Sokoban labels non-wall cells only.
         generation_weight: relative cost of generating a row, for scheduling builds.
 
     Optional capabilities (None: the family has none; ``capabilities`` describes each and
@@ -336,9 +341,8 @@ class FamilySpec:
     answer_tag: str | None
     parse_step: Callable[[str], Any]
     format_step: Callable[[Any], str]
-    dashed_grid: bool = False
+    aid: AidStyle = DEFAULT_AID
     unique_length: bool = False
-    labelled_cells: Callable[[Any], frozenset[Cell]] | None = None
     generation_weight: float = 1.0
     episode_steps: EpisodeSteps | None = None
     fidelity: Fidelity | None = None
@@ -355,7 +359,7 @@ class FamilySpec:
         ``GEOMETRY``, ...); each capability group a module defines is taken the same way
         (``FIDELITY``, ``VR``, ``PAPER``, ``STRUCTURE``, ``EPISODE_STEPS``), and a group no
         module defines stays None. Modules that import a name from one another share one
-        object. The traits (``dashed_grid``, ``unique_length``, ...) are only ever given.
+        object. The traits (``aid``, ``unique_length``, ...) are only ever given.
 
         Raises:
             TypeError: a required field no module defines, or two modules define differently.

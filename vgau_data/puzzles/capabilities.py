@@ -34,6 +34,8 @@ from vgau_data.types import DELTAS, Cell, Direction
 if TYPE_CHECKING:
     import numpy as np
 
+    from vgau_data.rendering import TextMark
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class EpisodeSteps:
@@ -67,11 +69,15 @@ class Fidelity:
         perturb: ``(state, k, rng) -> state`` with exactly ``k`` cell labels changed (the
             scripted ``perturbed-K`` images; it need not be a solvable or even valid
             puzzle), or None when the family has no perturbation.
+        text_marks: ``state -> marks``, the letters the board shows (path's A-E, parking's
+            vehicle ids, klotski's T) as its renderer draws them, for the glyph reader
+            (``vgau_data.fidelity.glyphs``); None when the board shows no letters.
     """
 
     cell_labels: Callable[[Any], tuple[str, ...]]
     palette_states: Callable[[], tuple[Any, ...]]
     perturb: Callable[[Any, int, np.random.Generator], Any] | None = None
+    text_marks: Callable[[Any], tuple[TextMark, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

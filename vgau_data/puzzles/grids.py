@@ -17,7 +17,8 @@ Direction-list answers:
 Grid helpers:
     ``load_state_object``, ``grid_from_json`` and ``cell_from_json`` validate state JSON
     (raising ``StateError``); ``NEIGHBOURS``, ``induced_path`` and ``grow_tree`` work on
-    flat cell indices ``r*10+c``; ``cells_image`` draws the cell area.
+    flat cell indices ``r*10+c``; ``cells_image`` draws the cell area and ``open_cells``
+    names the cells of a state the oracle aids label (every cell that is not a wall).
 """
 
 from __future__ import annotations
@@ -303,6 +304,17 @@ def grow_tree(
 
 
 # --------------------------------------------------------------------------- renderer
+
+
+def open_cells(state: Any) -> frozenset[Cell]:
+    """The cells of ``state.grid`` that are not walls: those the aids of maze, sokoban and path label.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> sorted(open_cells(SimpleNamespace(grid=("#.", ".#"))))
+        [(0, 1), (1, 0)]
+    """
+    return frozenset((r, c) for r, row in enumerate(state.grid) for c, char in enumerate(row) if char != WALL)
 
 
 def cells_image(grid: tuple[str, ...], colours: dict[str, tuple[int, int, int]]) -> Image.Image:

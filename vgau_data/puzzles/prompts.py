@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from vgau_data.answers import last_tagged
 
 if TYPE_CHECKING:
-    from vgau_data.rendering import BoardGeometry
+    from vgau_data.rendering import AidStyle, BoardGeometry
 
-PROMPT_VERSION = "2"
-"""Bump whenever a prompt changes: it is part of every record key. 2: the paper's content and formats."""
+PROMPT_VERSION = "3"
+"""Bump whenever a prompt changes: it is part of every record key. 2: the paper's content and formats;
+3: nothing the paper's tables lack (docs/prompts.md), and the aid described as drawn."""
 
 StateText = str | Callable[[Any], str]
 """A piece of prompt text, fixed or depending on the state (parking's exit row)."""
@@ -48,7 +49,7 @@ class PromptedFamily(Protocol):
     def geometry(self) -> BoardGeometry: ...
 
     @property
-    def dashed_grid(self) -> bool: ...
+    def aid(self) -> AidStyle: ...
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -58,7 +59,8 @@ class FamilyPrompts:
     Args:
         legend: what the image shows (also what an edited copy must keep unchanged).
         rules: legal moves, the goal and any coordinate convention the answer needs.
-        reasoning: what a brief Text-CoT reasoning covers ("identify the start ...").
+        reasoning: what a brief Text-CoT reasoning covers ("identify the start ..."), where
+            the paper's table says; '' where it asks only for brief reasoning.
         answer_format: how to write the final answer, with an example of the format.
         step: one interactive step in words ("move of the agent").
         step_format: how to write one step in a turn (the per-step format), with an example.
@@ -71,7 +73,7 @@ class FamilyPrompts:
 
     legend: StateText
     rules: StateText
-    reasoning: str
+    reasoning: str = ""
     answer_format: str
     step: str
     step_format: str
@@ -94,7 +96,26 @@ def task(spec: PromptedFamily, state: Any) -> str:
 
 def _reason_then_answer(spec: PromptedFamily) -> str:
     prompts = spec.prompts
-    return f"Output format:\n1) Reason briefly: {prompts.reasoning}\n2) {prompts.answer_format}"
+    reasoning = f"Reason briefly: {prompts.reasoning}" if prompts.reasoning else "Reason briefly."
+    return f"Output format:\n1) {reasoning}\n2) {prompts.answer_format}"
+
+
+def _lines(spec: PromptedFamily) -> str:
+    return "red dashed lines" if spec.aid.dash is not None else "red lines"
+
+
+def aid_description(spec: PromptedFamily, *, drawn_by_model: bool = False) -> str:
+    """What an annotated board shows: our oracle aid as drawn (``AidStyle``), or the one ``aid_edit`` asks for."""
+    if drawn_by_model:
+        where = f"at the centre of {spec.prompts.labelled_cells}"
+    elif spec.aid.label_anchor == "top_left":
+        where = f"near the top-left corner of {spec.aid.labelled}"
+    else:
+        where = f"at the centre of {spec.aid.labelled}"
+    return (
+        f"{_lines(spec)} on the cell boundaries and the coordinate (r,c) written {where}, where (0,0) is the "
+        "top-left cell, r counts rows downward and c counts columns rightward"
+    )
 
 
 def text_cot(spec: PromptedFamily, state: Any) -> str:
@@ -111,9 +132,8 @@ def with_aid(spec: PromptedFamily, state: Any, *, drawn_by_model: bool = False) 
     """GtA's answering turn: the board, then its grid-annotated copy (ours, or the model's own)."""
     source = "your annotated copy of it" if drawn_by_model else "the same board annotated"
     return (
-        f"{task(spec, state)}\n\nYou are given two images: the board, and {source}, with red lines on the "
-        "cell boundaries and each cell's coordinate (r,c) written at its centre, where (0,0) is the top-left "
-        f"cell, r counts rows downward and c counts columns rightward.\n\n{_reason_then_answer(spec)}"
+        f"{task(spec, state)}\n\nYou are given two images: the board, and {source}, with "
+        f"{aid_description(spec, drawn_by_model=drawn_by_model)}.\n\n{_reason_then_answer(spec)}"
     )
 
 
@@ -130,7 +150,7 @@ def with_solution_drawing(spec: PromptedFamily, state: Any, *, drawn_by_model: b
 def aid_edit(spec: PromptedFamily, state: Any) -> str:
     """Self-GtA's first stage (Tables 18-23): draw the grid and the cell coordinates on the board."""
     prompts, geometry = spec.prompts, spec.geometry
-    lines = "thin red dashed lines" if spec.dashed_grid else "thin red lines"
+    lines = f"thin {_lines(spec)}"
     note = f" {prompts.aid_note}" if prompts.aid_note else ""
     return (
         "Edit the input image to make exactly one annotated copy of it.\n"
@@ -168,10 +188,7 @@ def vcot_intro(spec: PromptedFamily, state: Any, *, images: Images) -> str:
     prompts = spec.prompts
     parts = [task(spec, state)]
     if images == "shown_annotated":
-        parts.append(
-            "The second image is the same board with red lines on the cell boundaries and each cell's coordinate "
-            "(r,c) at its centre ((0,0) is the top-left cell, r counts rows downward, c columns rightward)."
-        )
+        parts.append(f"The second image is the same board with {aid_description(spec)}.")
     parts.append(
         f"Solve it one step at a time, starting from the board shown. In each round you give exactly one "
         f"{prompts.step}, written as {prompts.step_format}"
@@ -245,7 +262,7 @@ def parse_edit(text: str) -> str | None:
 REMAINING_QUESTION = (
     "How many more steps are needed to finish the puzzle from the current board? Reply with one "
     f"non-negative integer inside <{REMAINING_TAG}></{REMAINING_TAG}> tags, for example "
-    f"<{REMAINING_TAG}>2</{REMAINING_TAG}>; 0 means the puzzle is finished."
+    f"<{REMAINING_TAG}>2</{REMAINING_TAG}>."
 )
 """The separate question after each round of a ``fixed``-budget episode (section 4.4)."""
 

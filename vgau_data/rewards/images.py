@@ -13,7 +13,9 @@ next_state  a Self-VCoT step image: the board after the step the policy took. Th
 aid         a Self-GtA aid: the board with red grid lines and ``(r,c)`` labels. ``aid``
             pays 1 when the board under the drawing is intact (every cell, with the
             annotation's pixels masked out) and the annotation is there: at least
-            ``GRID_MIN_SHARE`` of the pixels our own annotation changes look like ours.
+            ``GRID_MIN_SHARE`` of the pixels an annotation changes look like it, ours
+            (the oracle aid, drawn as the authors' code draws it) or the one the prompt
+            asks for (labels at the cells' centres, ``oracle_aids.prompted_layer``).
 
 ``cells`` (the share of cells read right) is partial credit, only when asked for. Image
 rewards are registered in ``IMAGE_REWARD_KINDS``; ``image_rewards`` returns all of them
@@ -33,7 +35,7 @@ from PIL import Image
 
 from vgau_data import image_gate
 from vgau_data.fidelity.cells import read_cells
-from vgau_data.oracle_aids import annotate, grid_layer
+from vgau_data.oracle_aids import grid_layer, prompted_layer
 from vgau_data.puzzles.base import FamilySpec, Illegal
 from vgau_data.rewards import RewardError, _distance, _optimal_length, _resolve, read_step
 
@@ -166,19 +168,22 @@ def _cells(spec: FamilySpec, drawing: Image.Image, state: Any, overlay: str) -> 
 
 
 def _grid_share(spec: FamilySpec, drawing: Image.Image, state: Any) -> float:
-    """Share of the pixels our annotation visibly changes that are nearer our aid than the bare board."""
+    """Share of the pixels an annotation visibly changes that are nearer it than the bare board:
+    the better of our oracle aid and the look the Self-GtA prompt asks for."""
     board = spec.render(state)
     plain = np.asarray(board.convert("RGB"), dtype=np.int16)
-    aid = np.asarray(annotate(spec, board, state), dtype=np.int16)
-    _, coverage = grid_layer(spec, state)
     if drawing.size != spec.geometry.size:
         drawing = drawing.resize(spec.geometry.size, Image.Resampling.BILINEAR)
     drawn = np.asarray(drawing, dtype=np.int16)
-    changed = (np.asarray(coverage) > 127) & (np.abs(aid - plain).sum(axis=2) >= _VISIBLE)
-    if not changed.any():
-        return 0.0
-    nearer = np.abs(drawn - aid).sum(axis=2) < np.abs(drawn - plain).sum(axis=2)
-    return float(nearer[changed].mean())
+    shares = []
+    for colours, coverage in (grid_layer(spec, state), prompted_layer(spec, state)):
+        annotated = board.copy()
+        annotated.paste(colours, (0, 0), coverage)
+        aid = np.asarray(annotated, dtype=np.int16)
+        changed = (np.asarray(coverage) > 127) & (np.abs(aid - plain).sum(axis=2) >= _VISIBLE)
+        nearer = np.abs(drawn - aid).sum(axis=2) < np.abs(drawn - plain).sum(axis=2)
+        shares.append(float(nearer[changed].mean()) if changed.any() else 0.0)
+    return max(shares)
 
 
 # ---------------------------------------------------------------------------- image reward kinds

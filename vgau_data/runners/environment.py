@@ -80,7 +80,7 @@ class PuzzleEnv:
         if self.annotate:
             from vgau_data.oracle_aids import annotate
 
-            image = annotate(self.family, image, self.initial_state)
+            image = annotate(self.family, image, self.state)
         return image
 
     @property

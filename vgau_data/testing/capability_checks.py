@@ -2,6 +2,7 @@
 
 - ``fidelity``: the cell decoder, built from ``palette_states``, reads the family's own
   boards (generated, solved, palette) and their oracle aids back to ``cell_labels``;
+  the letters ``text_marks`` names read back (``glyphs``) from the board and its aid;
   ``perturb`` changes exactly k labels;
 - ``vr``: the drawn solution has the board's size and differs from it, the decoder reads
   the cells under it, and a red route (``route_start``) reads back as a feasible answer of
@@ -25,6 +26,7 @@ import numpy as np
 
 from vgau_data.errors import PaperDataError
 from vgau_data.fidelity import read_cells, read_route
+from vgau_data.fidelity.glyphs import read_glyphs
 from vgau_data.oracle_aids import oracle_aid
 from vgau_data.oracle_aids.vr import oracle_vr
 from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec, canonical_json
@@ -66,6 +68,11 @@ def _check_fidelity(spec: FamilySpec, instances: Sequence[Instance], expect: Exp
     labels = fidelity.cell_labels(first.state)
     on_aid = read_cells(spec, oracle_aid(spec, first.state), "grid")
     expect(on_aid == labels, f"{spec.name}: the decoder reads {first.where}'s oracle aid as {_differences(on_aid, labels)}")
+    if fidelity.text_marks is not None:
+        for what, image in (("board", spec.render(first.state)), ("oracle aid", oracle_aid(spec, first.state))):
+            unread = [r.mark.text for r in read_glyphs(spec, image, first.state) if not r.legible]
+            expect(not unread, f"{spec.name}: the letters {unread[:4]} of {first.where}'s {what} do not read back "
+                   "(text_marks must say where and how the renderer draws them; the aid must leave them clear)")  # fmt: skip
     if fidelity.perturb is not None:
         rng = np.random.default_rng(0)
         for k in PERTURBED_CELLS:

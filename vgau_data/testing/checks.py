@@ -23,8 +23,8 @@ bucket. What it checks:
   only into ``AnswerError`` with its three codes, in bounded time, and refuse answers
   over ``MAX_ANSWER_CHARS`` characters or ``MAX_ANSWER_STEPS`` steps (``texts``);
 - the board renders as RGB of the declared size, the same bytes every time, and its
-  oracle aid (``look``) has the red grid where ``dashed_grid`` says and the ``(r,c)``
-  labels exactly on ``labelled_cells``;
+  oracle aid (``look``) has grid lines on the cell boundaries as ``aid`` says and the ``(r,c)``
+  labels exactly on ``aid.labelled_cells``;
 - prompts: both question styles exist, differ and show the answer format; an unknown
   style is refused; no prompt of any protocol asks for a shortest solution;
 - each optional capability the family declares (``capability_checks``): fidelity decodes
@@ -48,6 +48,7 @@ import numpy as np
 from vgau_data.errors import StateError, VgauError
 from vgau_data.puzzles import prompts
 from vgau_data.puzzles.base import BUCKET_SIZES, DIFFICULTIES, AnswerError, FamilySpec, canonical_json, replay_steps
+from vgau_data.rendering import AidStyle
 from vgau_data.seeding import instance_seed, rng_for
 from vgau_data.testing.capability_checks import check_capabilities
 from vgau_data.testing.look import check_look
@@ -191,7 +192,7 @@ def _check_spec(spec: FamilySpec, expect: Callable[[object, str], None]) -> None
         isinstance(weight, int | float) and math.isfinite(weight) and weight > 0,
         f"{name}: generation_weight must be a positive number, got {weight!r}",
     )
-    expect(isinstance(spec.unique_length, bool) and isinstance(spec.dashed_grid, bool), f"{name}: traits are booleans")
+    expect(isinstance(spec.unique_length, bool) and isinstance(spec.aid, AidStyle), f"{name}: traits are booleans and an AidStyle")
     expect(spec.answer_tag is None or (isinstance(spec.answer_tag, str) and spec.answer_tag.strip()), f"{name}: answer_tag")
 
 

@@ -648,7 +648,7 @@ def test_question__carries_table_16_without_leaking(style):
     state = gen("hard", 0)
     text = SPEC.question(state, style)
     assert "<answer_json>[[[r1,c1],[r2,c2]],[[r3,c3],[r4,c4]]]</answer_json>" in text
-    assert "(0,0)" in text and "at most 2 turns" in text and "outside of the board" in text
+    assert "(0,0)" in text and "at most 2 turns" in text and "outside" not in text  # Table 16 does not say
     # the prompt does not depend on the board, so it cannot reveal a solution
     assert text == SPEC.question(gen("easy", 1), style)
     assert SPEC.question(state, "text_cot") != SPEC.question(state, "direct")

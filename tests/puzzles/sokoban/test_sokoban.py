@@ -26,7 +26,6 @@ from vgau_data.puzzles.sokoban.render import (
     SHIRT,
     TARGET_GREEN,
     WOOD_DARK,
-    labelled_cells,
     render,
 )
 from vgau_data.puzzles.sokoban.rules import apply_step, is_goal, replay
@@ -471,9 +470,9 @@ def test_format_answer__round_trips_and_payload_is_compact() -> None:
     assert [SPEC.parse_step(SPEC.format_step(step)) for step in answer] == list(answer)
 
 
-def test_labelled_cells__the_aid_labels_non_wall_cells_only() -> None:
+def test_aid__labels_non_wall_cells_only() -> None:
     state = generate("medium", _rng(4))
-    cells = labelled_cells(state)
+    cells = SPEC.aid.labelled_cells(state)
     assert cells == {(r, c) for r in range(10) for c in range(10) if state.grid[r][c] != "#"}
     assert {state.player, state.box, state.target} <= cells and len(cells) < 100
 

@@ -51,5 +51,5 @@ __all__ = ["SPEC"]
 SPEC = FamilySpec.from_modules(
     "klotski",
     (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
-    dashed_grid=True,
+    aid=render.AID,
 )

@@ -14,6 +14,7 @@ import numpy as np
 
 from vgau_data.puzzles.base import Cell
 from vgau_data.puzzles.capabilities import Fidelity, Sketch, SketchMove, SolutionSketch, pick_edits
+from vgau_data.puzzles.klotski.render import text_marks
 from vgau_data.puzzles.klotski.state import EXAMPLE, KlotskiState
 
 SIZE = 6
@@ -60,7 +61,7 @@ def sketch(state: KlotskiState, answer: Sequence[tuple[Cell, str]]) -> Sketch:
     return Sketch(moves=tuple(SketchMove(cell, direction) for cell, direction in answer))  # type: ignore[arg-type]
 
 
-FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb, text_marks=text_marks)
 """What a klotski image shows cell by cell (``FamilySpec.fidelity``)."""
 VR = SolutionSketch(sketch=sketch)
 """The drawn solution of a klotski board (``FamilySpec.vr``)."""

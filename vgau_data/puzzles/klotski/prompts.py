@@ -25,7 +25,6 @@ PROMPTS: Final = FamilyPrompts(
         "of other blocks can never be passed through.\n"
         f"Goal: bring the top-left cell of the 2x2 target block to ({GOAL[0]},{GOAL[1]})."
     ),
-    reasoning="describe where the blocks and the two empty cells are, then plan the slides.",
     answer_format='Give the final moves as one JSON object, for example '
     '{"solution":[{"from":[r1,c1],"direction":"UP"},{"from":[r2,c2],"direction":"LEFT"}]}.',
     step="slide of one block by one cell",

@@ -36,4 +36,5 @@ __all__ = ["SPEC"]
 SPEC = FamilySpec.from_modules(
     "maze",
     (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    aid=render.AID,
 )

@@ -11,7 +11,7 @@ PROMPTS: Final = FamilyPrompts(
     legend=(
         "The image shows a maze. Dark cells are walls, which cannot be entered; off-white cells are open "
         "and can be walked on. The blue filled square is the agent, standing on its start cell. The green "
-        "hollow square marks the goal cell, which is open too. The grey border lies outside the maze."
+        "hollow square marks the goal cell, which is open too."
     ),
     rules=(
         "Moves: up, down, left or right, one cell per move, never diagonally, never jumping, never into a "

@@ -1,4 +1,5 @@
-"""How a maze looks: dark walls, off-white open cells, the blue agent and the green goal."""
+"""How a maze looks: dark walls, off-white open cells, the blue agent and the green goal;
+and its oracle aid (``AID``: the authors' maze overlay)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from typing import Final
 
 from PIL import Image, ImageDraw
 
-from vgau_data.puzzles.grids import GEOMETRY, OPEN, WALL, cells_image
+from vgau_data.puzzles.grids import GEOMETRY, OPEN, WALL, cells_image, open_cells
 from vgau_data.puzzles.maze.state import MazeState
-from vgau_data.rendering import new_board
+from vgau_data.rendering import AidStyle, new_board
 
 WALL_RGB: Final = (36, 40, 48)
 OPEN_RGB: Final = (244, 240, 230)
@@ -35,3 +36,14 @@ def _background(grid: tuple[str, ...]) -> Image.Image:
     image = new_board(GEOMETRY, FRAME_RGB)
     image.paste(cells_image(grid, {WALL: WALL_RGB, OPEN: OPEN_RGB}), GEOMETRY.cell_box((0, 0))[:2])
     return image
+
+
+AID: Final = AidStyle(
+    line_rgb=(255, 0, 0),
+    line_px=2,
+    label_fraction=0.32,
+    labelled="every open cell",
+    labelled_cells=open_cells,
+)
+"""The authors' maze aid: solid pure-red lines 2 px wide, and each open cell's label at its
+centre at 32% of the cell side; walls carry none."""

@@ -39,5 +39,6 @@ __all__ = ["SPEC"]
 SPEC = FamilySpec.from_modules(
     "onet",
     (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    aid=render.AID,
     unique_length=True,
 )

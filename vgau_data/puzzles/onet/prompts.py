@@ -1,6 +1,7 @@
 """The prompt pieces: Tables 16 (Text-CoT), 22 (Self-GtA), 27 (Self-VCoT) and 34 (Self-VR), in our own words.
 
-One fact the paper's table leaves out is stated: links stay inside the board (our rule).
+Links stay inside the board (the authors' rule, ``rules``), but no table says so and neither
+do these prompts (docs/prompts.md).
 """
 
 from __future__ import annotations
@@ -19,11 +20,9 @@ PROMPTS: Final = FamilyPrompts(
         "Coordinates: 0-based; (r,c) is row r, column c; (0,0) is the top-left cell; r increases downward "
         "and c increases to the right.\n"
         "Goal: clear the whole board. Each step removes one pair of identical fruits that can be linked: "
-        "the link is made of horizontal and vertical segments with at most 2 turns, passes through no other "
-        "fruit, and runs through cells of the board only (it cannot go around the outside of the board)."
+        "the link is made of horizontal and vertical segments with at most 2 turns and passes through no "
+        "other fruit."
     ),
-    reasoning="find the matching pairs, check which can be linked, and plan an order of removals that "
-    "clears the board.",
     answer_format="Give the final removals as one JSON list of cell pairs inside answer_json tags, for "
     "example <answer_json>[[[r1,c1],[r2,c2]],[[r3,c3],[r4,c4]]]</answer_json>.",
     step="removal of one pair",
@@ -33,8 +32,8 @@ PROMPTS: Final = FamilyPrompts(
     solution_drawing=(
         "For each pair of identical fruits in a removal order that clears the board, draw a solid line, "
         "about a tenth of a cell wide, from the centre of one fruit's cell to the centre of the other's, "
-        "along a valid link (horizontal and vertical segments, at most 2 turns, through no other fruit, "
-        "inside the board). Give every pair its own bright colour."
+        "along a valid link (horizontal and vertical segments, at most 2 turns, through no other fruit). "
+        "Give every pair its own bright colour."
     ),
     solution_shows="coloured lines linking the fruit pairs of a clearing order",
 )

@@ -3,6 +3,7 @@
 Kept apart from the rules because the eighteen fruit drawings are most of its lines.
 Each fruit is a small vector drawing on a supersampled tile, scaled down once and cached.
 The fruit names are ``state.FRUITS``; a drawing exists for each (checked by the tests).
+``AID`` is the oracle aid's look (the authors' onet overlay).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
 from vgau_data.puzzles.onet.state import SIZE, OnetState
-from vgau_data.rendering import BoardGeometry, new_board
+from vgau_data.rendering import AidStyle, BoardGeometry, new_board
 
 GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=88)
 BACKGROUND: Final = (236, 232, 220)
@@ -325,3 +326,8 @@ def render(state: OnetState) -> Image.Image:
             if fruit is not None:
                 image.paste(_sprite(fruit), GEOMETRY.cell_box((r, c), inset=TILE_INSET)[:2])
     return image
+
+
+AID: Final = AidStyle(line_rgb=(255, 0, 0), line_px=2, label_fraction=0.2)
+"""The authors' onet aid: solid pure-red lines 2 px wide, every cell's label at its centre at
+20% of the cell side."""

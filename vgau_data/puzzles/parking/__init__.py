@@ -51,5 +51,6 @@ __all__ = ["SPEC"]
 SPEC = FamilySpec.from_modules(
     "parking",
     (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    aid=render.AID,
     generation_weight=3.0,
 )

@@ -15,7 +15,7 @@ import numpy as np
 
 from vgau_data.puzzles.base import DELTAS
 from vgau_data.puzzles.capabilities import Fidelity, Sketch, SketchMove, SolutionSketch, pick_edits
-from vgau_data.puzzles.parking.render import PALETTE, SIZE
+from vgau_data.puzzles.parking.render import PALETTE, SIZE, text_marks
 from vgau_data.puzzles.parking.state import ParkingState, Vehicle
 
 IDS = tuple(PALETTE)
@@ -86,7 +86,7 @@ def sketch(state: ParkingState, answer: Sequence[tuple[str, str]]) -> Sketch:
     return Sketch(moves=tuple(moves))
 
 
-FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb, text_marks=text_marks)
 """What a parking image shows cell by cell (``FamilySpec.fidelity``)."""
 VR = SolutionSketch(sketch=sketch)
 """The drawn solution of a parking board (``FamilySpec.vr``)."""

@@ -12,9 +12,8 @@ from vgau_data.puzzles.prompts import FamilyPrompts
 
 def _legend(state: ParkingState) -> str:
     return (
-        f"The image shows a parking-exit puzzle on a board of {state.size}x{state.size} cells. Each vehicle covers "
-        'two or three cells of one row or one column and carries its letter; the red car is "R". The exit is '
-        f"the opening in the right edge of the board, on row index {state.exit_row} (0-based)."
+        f"The image shows a parking-exit puzzle on a board of {state.size}x{state.size} cells. Each vehicle is "
+        'marked with its letter; the red car is "R".'
     )
 
 
@@ -30,8 +29,6 @@ def _rules(state: ParkingState) -> str:
 PROMPTS: Final = FamilyPrompts(
     legend=_legend,
     rules=_rules,
-    reasoning="find the vehicles that block the red car's way to the exit row's right edge and plan the "
-    "slides that clear it.",
     answer_format='Give the final moves as one JSON list of objects inside ANSWER_JSON tags, for example '
     '<ANSWER_JSON>[{"car":"A","direction":"up"},{"car":"R","direction":"right"}]</ANSWER_JSON>.',
     step="slide of one vehicle by one cell",

@@ -2,7 +2,8 @@
 
 Drawing lives apart from the rules; it reads a state's ``exit_row`` and its vehicles'
 ``id``, ``row``, ``col``, ``length`` and ``orientation``, and owns the palette and the
-board geometry that the oracle aids and image decoders share.
+board geometry that the oracle aids and image decoders share, the vehicles' ids as
+``TextMark``s and the oracle aid (``AID``: the authors' parking overlay).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Final
 
 from PIL import Image, ImageDraw
 
-from vgau_data.puzzles.parking.state import ParkingState
-from vgau_data.rendering import BoardGeometry, draw_centered_text
+from vgau_data.puzzles.parking.state import ParkingState, Vehicle
+from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text
 
 SIZE: Final = 8
 GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=64, margin_right=56)
@@ -102,11 +103,20 @@ def _sprite(vid: str, orientation: str, length: int) -> tuple[Image.Image, Image
     ImageDraw.Draw(mask).rounded_rectangle(box, radius=_RADIUS, fill=255)
     draw = ImageDraw.Draw(sprite)
     draw.rounded_rectangle(box, radius=_RADIUS, fill=colour, outline=_shade(colour, 0.55), width=2)
-    light = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 150
-    text = (20, 20, 20) if light else (255, 255, 255)
     # the letter sits where the first two cells meet: clear of the cell-centre labels of the oracle aid
-    draw_centered_text(draw, (_CELL, _CELL // 2) if orientation == "h" else (_CELL // 2, _CELL), vid, _LETTER_PX, text)
+    draw_centered_text(draw, _letter_xy(orientation), vid, _LETTER_PX, _ink(colour))
     return sprite, mask
+
+
+def _ink(colour: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A vehicle's letter colour: near-black on light vehicles, white on dark ones."""
+    light = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 150
+    return (20, 20, 20) if light else (255, 255, 255)
+
+
+def _letter_xy(orientation: str) -> tuple[int, int]:
+    """Where a vehicle's letter is centred, from its top-left corner: where its first two cells meet."""
+    return (_CELL, _CELL // 2) if orientation == "h" else (_CELL // 2, _CELL)
 
 
 def render(state: ParkingState) -> Image.Image:
@@ -124,3 +134,24 @@ def render(state: ParkingState) -> Image.Image:
         x0, y0, _, _ = GEOMETRY.cell_box((v.row, v.col))
         image.paste(sprite, (x0, y0), mask)
     return image
+
+
+def text_marks(state: ParkingState) -> tuple[TextMark, ...]:
+    """Every vehicle's letter as ``render`` draws it."""
+    return tuple(_mark(v) for v in state.vehicles)
+
+
+def _mark(v: Vehicle) -> TextMark:
+    x0, y0, _, _ = GEOMETRY.cell_box((v.row, v.col))
+    dx, dy = _letter_xy(v.orientation)
+    return TextMark(v.id, (x0 + dx, y0 + dy), _LETTER_PX, _ink(PALETTE[v.id]), PALETTE[v.id])
+
+
+def _letters(state: ParkingState) -> tuple[Box, ...]:
+    """The vehicles' letters with 2 px to spare: the grid line between a vehicle's first two cells would cross it."""
+    return tuple(_mark(v).box(margin=2) for v in state.vehicles)
+
+
+AID: Final = AidStyle(line_rgb=(230, 40, 40), line_px=2, label_fraction=0.2, keep_clear=_letters)
+"""The authors' parking aid: solid red lines 2 px wide, every cell's label at its centre at 20%
+of the cell side; the lines break around the vehicles' letters, which sit on a cell boundary."""

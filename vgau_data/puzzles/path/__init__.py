@@ -51,6 +51,7 @@ __all__ = ["SPEC"]
 SPEC = FamilySpec.from_modules(
     "path",
     (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    aid=render.AID,
     unique_length=True,
     episode_steps=EpisodeSteps(
         answer_steps=rules.answer_steps, trajectory=rules.trajectory, random_step=solver.random_step

@@ -10,6 +10,7 @@ import numpy as np
 
 from vgau_data.puzzles.base import Cell
 from vgau_data.puzzles.capabilities import Fidelity, Sketch, SolutionSketch, pick_edits, route_directions
+from vgau_data.puzzles.path.render import text_marks
 from vgau_data.puzzles.path.rules import _here, _route
 from vgau_data.puzzles.path.state import ROAD, WALL, PathState, PathStep, from_ascii
 
@@ -71,7 +72,7 @@ def route_answer(state: PathState, cells: Sequence[Cell]) -> tuple[PathStep, ...
     return tuple(steps)
 
 
-FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb)
+FIDELITY = Fidelity(cell_labels=cell_labels, palette_states=palette_states, perturb=perturb, text_marks=text_marks)
 """What a path image shows cell by cell (``FamilySpec.fidelity``)."""
 VR = SolutionSketch(sketch=sketch, route_start=operator.attrgetter("start"), route_answer=route_answer)
 """The drawn solution of a path board (``FamilySpec.vr``)."""

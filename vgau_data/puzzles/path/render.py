@@ -1,4 +1,5 @@
-"""How a path map looks: black walls, grey road, the letters, the blue destination and the orange marker."""
+"""How a path map looks: black walls, grey road, the letters, the blue destination and the orange marker;
+its letters as ``TextMark``s, and its oracle aid (``AID``: the authors' path overlay)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from typing import Final
 from PIL import Image, ImageDraw
 
 from vgau_data.puzzles.base import Cell
-from vgau_data.puzzles.grids import cells_image
+from vgau_data.puzzles.grids import cells_image, open_cells
 from vgau_data.puzzles.path.rules import _here
 from vgau_data.puzzles.path.state import ROAD, SIZE, WALL, PathState
-from vgau_data.rendering import BoardGeometry, font, new_board
+from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, font, new_board
 
 WALL_RGB: Final = (0, 0, 0)
 ROAD_RGB: Final = (210, 210, 210)
@@ -75,3 +76,37 @@ def _background(grid: tuple[str, ...], end: Cell, labels: tuple[tuple[str, Cell]
     for letter, cell in labels:
         _letter(image, cell, letter, LETTER_RGB)
     return image
+
+
+def text_marks(state: PathState) -> tuple[TextMark, ...]:
+    """The letters A-E as ``render`` draws them, centred in their cells."""
+    return tuple(
+        TextMark(letter, GEOMETRY.center(cell), LETTER_PX, LETTER_RGB, ROAD_RGB, LETTER_STROKE)
+        for letter, cell in state.labels
+    )
+
+
+def _walls(state: PathState) -> tuple[Box, ...]:
+    """The wall cells grown by a pixel: the authors' lines skip every pixel next to a wall's black."""
+    boxes = []
+    for r, row in enumerate(state.grid):
+        for c, char in enumerate(row):
+            if char == WALL:
+                x0, y0, x1, y1 = GEOMETRY.cell_box((r, c))
+                boxes.append((x0 - 1, y0 - 1, x1 + 1, y1 + 1))
+    return tuple(boxes)
+
+
+AID: Final = AidStyle(
+    line_rgb=(230, 40, 40),
+    line_px=1,
+    label_fraction=0.18,
+    label_anchor="top_left",
+    label_rgb=(10, 10, 10),
+    labelled="every walkable cell",
+    labelled_cells=open_cells,
+    keep_clear=_walls,
+)
+"""The authors' path aid: solid red lines 1 px wide that stop at the walls, and each walkable
+cell's label near its top-left corner, clear of the letters and triangles at the cell's
+centre: 9 px (their smallest size; 20% of our 52 px cells would touch the triangles' tips)."""

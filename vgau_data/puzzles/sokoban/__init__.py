@@ -22,7 +22,7 @@ Answer:
     ``<ANSWER_JSON>["up","left",...]</ANSWER_JSON>``; the last tagged list wins. The
     format (parser included) is maze's, shared through ``grids``, and so is one
     interactive step, the sentence ``Next, move one step up.``. The oracle aid labels
-    the non-wall cells only (``labelled_cells``, as Table 19 asks).
+    the non-wall cells only (``render.AID``, as Table 19 asks).
 """
 
 from __future__ import annotations
@@ -46,5 +46,5 @@ __all__ = ["SPEC"]
 SPEC = FamilySpec.from_modules(
     "sokoban",
     (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
-    labelled_cells=render.labelled_cells,
+    aid=render.AID,
 )

@@ -11,8 +11,7 @@ PROMPTS: Final = FamilyPrompts(
     legend=(
         "The image shows a Sokoban puzzle with a single box. Red-brown brick cells are walls and are "
         "blocked; sand-coloured cells are floor and can be walked on. The small person is the player, at "
-        "the start. The wooden crate with an X brace is the box. The green X on the floor is the target. "
-        "The dark border lies outside the board."
+        "the start. The wooden crate with an X brace is the box. The green X on the floor is the target."
     ),
     rules=(
         "Rules: 1) the player moves up, down, left or right, one cell per move; 2) moving into the box "

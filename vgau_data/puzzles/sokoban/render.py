@@ -1,5 +1,5 @@
 """How a sokoban board looks: brick walls, sand floor, the green X, the crate and the person;
-and which cells the oracle aid labels (Table 19: the non-wall cells).
+and its oracle aid (``AID``: the authors' sokoban overlay, labels on the non-wall cells as Table 19 asks).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from PIL import Image, ImageDraw
 
 from vgau_data.errors import StateError
 from vgau_data.puzzles.base import Cell
+from vgau_data.puzzles.grids import open_cells
 from vgau_data.puzzles.sokoban.state import SIZE, WALL, SokobanState
-from vgau_data.rendering import BoardGeometry
+from vgau_data.rendering import AidStyle, BoardGeometry
 
 GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=52)
 
@@ -146,6 +147,12 @@ def render(state: SokobanState) -> Image.Image:
     return image
 
 
-def labelled_cells(state: SokobanState) -> frozenset[Cell]:
-    """The cells the oracle aid labels: every cell that is not a wall (Table 19)."""
-    return frozenset((r, c) for r, row in enumerate(state.grid) for c, char in enumerate(row) if char != WALL)
+AID: Final = AidStyle(
+    line_rgb=(230, 40, 40),
+    line_px=2,
+    label_fraction=0.28,
+    labelled="every cell that is not a wall",
+    labelled_cells=open_cells,
+)
+"""The authors' sokoban aid: solid red lines 2 px wide, and each non-wall cell's label at its
+centre at 28% of the cell side."""

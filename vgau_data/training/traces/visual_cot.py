@@ -34,7 +34,7 @@ def vcot_record(spec: FamilySpec, state: Any, steps: Sequence[Any], *, annotated
 
     def shown(board_state: Any) -> Any:
         board = spec.render(board_state)
-        return annotate(spec, board, state) if annotated else board
+        return annotate(spec, board, board_state) if annotated else board
 
     record = Record()
     intro = prompts.vcot_intro(spec, state, images="shown_annotated" if annotated else "shown")
