@@ -1,4 +1,4 @@
-"""One slide of one block, the legal slides, the goal and the replay."""
+"""One slide of one block, the slides to try and the legal ones, the goal and the replay."""
 
 from __future__ import annotations
 
@@ -83,15 +83,22 @@ def is_goal(state: KlotskiState) -> bool:
     return state.cells[_GOAL_INDEX] == "A"
 
 
+def candidate_steps(state: KlotskiState) -> tuple[Step, ...]:
+    """Each block, named by its top-left cell, one cell in each direction: every slide there is.
+
+    In block order (kind, row, column), then direction order.
+
+    Example:
+        >>> from vgau_data.puzzles.klotski.state import EXAMPLE
+        >>> candidate_steps(EXAMPLE)[:2]
+        (((3, 2), 'up'), ((3, 2), 'down'))
+    """
+    return tuple(((block.row, block.col), direction) for block in state.blocks for direction in DIRECTIONS)
+
+
 def legal_steps(state: KlotskiState) -> list[Step]:
-    """Every legal step, in block order (kind, row, column) then direction order."""
-    steps: list[Step] = []
-    for block in state.blocks:
-        for direction in DIRECTIONS:
-            step = ((block.row, block.col), direction)
-            if not isinstance(apply_step(state, step), Illegal):
-                steps.append(step)
-    return steps
+    """Every legal step, in the order of ``candidate_steps``."""
+    return [step for step in candidate_steps(state) if not isinstance(apply_step(state, step), Illegal)]
 
 
 def replay(state: KlotskiState, answer: Sequence[Step]) -> Replay:

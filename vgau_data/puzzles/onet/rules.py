@@ -1,4 +1,4 @@
-"""Which pairs connect (at most two turns, inside the board), one removal, the goal and the fast replay."""
+"""Which pairs connect (at most two turns, inside the board), one removal, the removals to try, the goal and the fast replay."""
 
 from __future__ import annotations
 
@@ -128,6 +128,23 @@ def apply_step(state: OnetState, step: Step) -> OnetState | Illegal:
         return Illegal(code, 0)
     flat[i] = flat[j] = None
     return OnetState(tuple(tuple(flat[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)))
+
+
+def candidate_steps(state: OnetState) -> tuple[Step, ...]:
+    """Each pair of equal fruit, by fruit name, connectable or not: every fruit appears exactly
+    twice, so these are all the removals there are.
+
+    Example:
+        >>> from vgau_data.puzzles.onet.state import from_ascii
+        >>> candidate_steps(from_ascii(["B.A..A", "B.....", *["......"] * 4]))
+        (((0, 2), (0, 5)), ((0, 0), (1, 0)))
+    """
+    cells: dict[str, list[tuple[int, int]]] = {}
+    for r, row in enumerate(state.board):
+        for c, fruit in enumerate(row):
+            if fruit is not None:
+                cells.setdefault(fruit, []).append((r, c))
+    return tuple((pair[0], pair[1]) for _, pair in sorted(cells.items()) if len(pair) == 2)
 
 
 def is_goal(state: OnetState) -> bool:

@@ -1,4 +1,4 @@
-"""One slide of one vehicle, the goal, and the scorer's fast replay."""
+"""One slide of one vehicle, the slides to try, the goal, and the scorer's fast replay."""
 
 from __future__ import annotations
 
@@ -53,6 +53,21 @@ def apply_step(state: ParkingState, step: Step) -> ParkingState | Illegal:
         return Illegal("blocked", 0)
     moved = Vehicle(v.id, row, col, v.length, v.orientation)
     return ParkingState(state.exit_row, vehicles[:index] + (moved,) + vehicles[index + 1 :], state.size)
+
+
+def candidate_steps(state: ParkingState) -> tuple[Step, ...]:
+    """Each vehicle one cell either way along its axis, in id order: every slide there is.
+
+    Example:
+        >>> from vgau_data.puzzles.parking.state import from_ascii
+        >>> candidate_steps(from_ascii(["RR......>"] + ["........"] * 7))
+        (('R', 'left'), ('R', 'right'))
+    """
+    return tuple(
+        (v.id, direction)
+        for v in state.vehicles
+        for direction in (("left", "right") if v.orientation == "h" else ("up", "down"))
+    )
 
 
 def is_goal(state: ParkingState) -> bool:
