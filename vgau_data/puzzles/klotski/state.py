@@ -114,7 +114,7 @@ def _place(chars: list[str], block: object, number: int) -> None:
     if not isinstance(block, dict) or sorted(block) != list(fields):
         raise StateError(f"klotski block {number} must be an object with keys {list(fields)}, got {block!r:.80}")
     kind = block["kind"]
-    if kind not in SHAPES:
+    if not isinstance(kind, str) or kind not in SHAPES:  # a list or an object is no kind (and no dict key)
         raise StateError(f"klotski block {number}: kind must be one of {list(KINDS)}, got {kind!r:.40}")
     for name in ("row", "col", "height", "width"):
         if type(block[name]) is not int:
