@@ -1,4 +1,5 @@
-"""Every family's candidate steps cover every legal step (brute force over its step vocabulary), and the check catches one that does not."""
+"""Every family's candidate steps cover every legal step (brute force over its step vocabulary); the check
+catches a family that forgets one."""
 
 from __future__ import annotations
 
@@ -76,7 +77,7 @@ def test_an_unreadable_or_badly_coded_candidate__is_reported() -> None:
 
 
 def test_the_vocabulary_spans_every_part_of_each_shape() -> None:
-    """Path: four moves times every run of distinct board letters (326 of 5); klotski: every cell times four directions."""
+    """Path: four moves times every run of distinct letters (326 of 5); klotski: every cell times four directions."""
     path = get_family("path")
     state = path.generate("easy", rng_for(1))
     letters = [letter for letter, _ in state.labels]

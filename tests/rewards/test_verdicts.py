@@ -11,8 +11,9 @@ deleted, doubled, swapped, replaced, inserted, the text cut, its case changed, w
 prose and fences, quoted with single quotes), and hostile texts (deep nesting, NaN, huge
 numbers, lone surrogates, thousands of steps, no text at all). A verdict is ``score``'s
 record (parsed, feasible, optimal, moves, first illegal move, reason code), the same with
-the family found from the state, and a digest of the parsed answer. Each state's JSON is also mutated (keys dropped and added, values
-replaced by other types and ranges, list items swapped, the text cut) and what
+the family found from the state, and a digest of the parsed answer. Each state's JSON is
+also mutated (keys dropped and added, values replaced by other types and ranges, list
+items swapped, the text cut) and what
 ``from_json`` makes of each (a digest of the state, or of its ``StateError`` message) is
 recorded too, with the family the reward core finds for it when none is named.
 
@@ -142,8 +143,9 @@ def answers(spec: FamilySpec, state: Any, state_json: str, oracles: list[str]) -
         texts += [spec.format_answer((step,)) for step in candidates[:6]]
     texts += [spec.format_answer(_walk(spec, state, rng)) for _ in range(WALKS)]
     texts += [_mutant(oracles[0], rng) for _ in range(MUTANTS)]
-    texts += [f"Let me think step by step.\n{oracles[0]}\nThat is my answer.", f"```\n{oracles[0]}\n```",
-              f"{oracles[0]} or maybe {texts[-1]}", texts[-1] + "\n" + oracles[0], oracles[0].replace('"', "'")]  # fmt: skip
+    mutant = texts[-1]
+    texts += [f"Let me think step by step.\n{oracles[0]}\nThat is my answer.", f"```\n{oracles[0]}\n```"]
+    texts += [f"{oracles[0]} or maybe {mutant}", f"{mutant}\n{oracles[0]}", oracles[0].replace('"', "'")]
     return texts + _hostile(spec, oracles[0])
 
 
@@ -227,10 +229,10 @@ def _record() -> None:
     lines = []
     for spec in FAMILIES.values():
         for state_json, oracles, optimum in _states(spec):
-            state = spec.from_json(state_json)
+            texts = answers(spec, spec.from_json(state_json), state_json, oracles)
             lines.append(json.dumps({
                 "family": spec.name, "state": state_json, "oracles": oracles, "optimal_length": optimum,
-                "verdicts": [verdict(spec, text, state_json, optimum) for text in answers(spec, state, state_json, oracles)],
+                "verdicts": [verdict(spec, text, state_json, optimum) for text in texts],
                 "states": [parsed_state(spec, text) for text in state_mutants(state_json)],
             }, ensure_ascii=True, separators=(",", ":")))  # fmt: skip
     FIXTURE.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -44,7 +44,7 @@ Expect = Callable[[object, str], None]
 
 
 def check_candidate_steps(spec: FamilySpec, states: Sequence[Any], expect: Expect, *, seed: int = 0) -> None:
-    """Check ``spec.candidate_steps`` on ``states`` (see the module docstring); ``expect(ok, what)`` records each failure.
+    """Check ``spec.candidate_steps`` on ``states`` (module docstring); ``expect(ok, what)`` records each failure.
 
     Example:
         >>> from vgau_data.registry import get_family

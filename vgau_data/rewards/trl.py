@@ -160,7 +160,9 @@ def make_image_reward(
     rollout that draws returns its images under ``image_key`` (one per completion: PIL,
     PNG bytes, an array or a tensor). For ``next_state`` the step is the one the completion
     states, in the per-step format (Self-VCoT: the step, then the drawing of the board
-    after it); the row's ``state`` is the board before it. Rows of other tasks get None.
+    after it); for ``drawn_step`` (a pure image policy) no text is read and the legal step
+    the drawing shows is found. The row's ``state`` is the board before it. Rows of other
+    tasks get None.
     """
     from vgau_data.rewards.images import DEFAULT_KIND, IMAGE_REWARD_KINDS, image_rewards
 

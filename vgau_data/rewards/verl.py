@@ -161,7 +161,9 @@ def compute_image_score(
 
     ``extra_info["purpose"]`` says what the image is: ``"next_state"`` (a Self-VCoT step
     image: ``ground_truth`` is the state before the step and ``extra_info["step"]`` the step
-    the policy took, in the per-step format) or ``"aid"`` (a Self-GtA aid of the state).
+    the policy took, in the per-step format), ``"drawn_step"`` (a pure image policy's next
+    board, no step stated: the legal step it shows is found) or ``"aid"`` (a Self-GtA aid
+    of the state).
     ``solution_image`` is what the manager passes: a uint8 ``(C, H, W)`` tensor (or an
     array, PIL image or PNG bytes). See ``vgau_data.rewards.images`` for the kinds.
     """
