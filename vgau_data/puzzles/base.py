@@ -287,7 +287,7 @@ class FamilySpec:
             or not (``apply_step`` judges each): every legal step leads to a state one of
             them leads to, or to one drawn the same (path's declarations are not drawn).
             Solver traces narrate them and a drawn next board is matched against them
-            (``puzzles/step_checks.py`` checks the claim by brute force).
+            (``testing/step_checks.py`` checks the claim by brute force).
         is_goal: the environment's episode is won.
         replay: ``(state, answer) -> Replay``, the scorer's fast path; it agrees with
             stepping ``apply_step`` and ``is_goal``.

@@ -1,5 +1,5 @@
 """The solver's view of a state: the family's candidates, exact distances, plans (that candidates cover every
-legal step is tests/puzzles/test_step_checks.py's)."""
+legal step is tests/testing/test_step_checks.py's)."""
 
 from __future__ import annotations
 

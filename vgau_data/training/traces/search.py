@@ -11,7 +11,7 @@ traces choose detours among them.
 A family whose answers are not its episode's steps (``episode_steps``: path names letters,
 its episode walks a marker whose position is not part of the puzzle) has a solver that
 answers from the start only, so mid-episode states are planned by breadth-first search
-over the candidates instead. ``puzzles/step_checks.py`` checks that the candidates cover
+over the candidates instead. ``testing/step_checks.py`` checks that the candidates cover
 every legal step; a test checks that breadth-first search over them finds the solver's
 optimum.
 """

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from vgau_data.puzzles.base import FamilySpec, Illegal
-from vgau_data.puzzles.step_checks import check_candidate_steps, step_vocabulary
 from vgau_data.registry import FAMILIES, get_family
 from vgau_data.seeding import instance_seed, rng_for
+from vgau_data.testing.step_checks import check_candidate_steps, step_vocabulary
 
 WALK_STATES = 4
 """States taken along each solution (start to goal, evenly spaced) and along a random walk of legal candidates."""

@@ -17,7 +17,7 @@ The vocabulary is built from what the family itself produces, not from its candi
 alone: the steps of every shape among its candidates and random steps, each part over its
 whole domain, with every name (a car, a label) its random steps and answers use, so
 nothing the family forgot to list is missed for want of a name.
-``check_family`` calls it on its instances; ``tests/puzzles/test_step_checks.py`` runs it
+``check_family`` calls it on its instances; ``tests/testing/test_step_checks.py`` runs it
 over the registry.
 """
 
