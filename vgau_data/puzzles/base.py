@@ -80,6 +80,12 @@ DEFAULT_AID = AidStyle(line_rgb=(230, 40, 40), line_px=2, label_fraction=0.2)
 """A family's aid unless it says otherwise: solid red lines, every cell labelled at its centre."""
 
 _DIRECTION_ALIASES = {"u": "up", "d": "down", "l": "left", "r": "right"}
+_EXACT_DIRECTIONS = {
+    form: _DIRECTION_ALIASES.get(word, word)
+    for word in (*DIRECTIONS, *_DIRECTION_ALIASES)
+    for form in (word, word.upper(), word.capitalize())
+}
+"""The forms answers write (``up``, ``UP``, ``Up``, ``U``), looked up before any stripping."""
 
 QuestionStyle = Literal["text_cot", "direct"]
 
@@ -159,6 +165,9 @@ def parse_direction(token: object) -> Direction:
         >>> parse_direction("L")
         'left'
     """
+    word = _EXACT_DIRECTIONS.get(token) if type(token) is str else None
+    if word is not None:
+        return word
     if not isinstance(token, str):
         raise AnswerError("unknown_action", f"not a direction: {token!r:.40}")
     word = token.strip().lower()

@@ -183,7 +183,8 @@ def grid_from_json(value: object, size: int) -> tuple[str, ...]:
 
 def cell_from_json(value: object, name: str, grid: tuple[str, ...]) -> Cell:
     """Validate ``[r, c]`` as an open cell of ``grid`` (shared with path)."""
-    if (
+    fast = type(value) is list and len(value) == 2 and type(value[0]) is int and type(value[1]) is int
+    if not fast and (
         not isinstance(value, list)
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal, Replay, replay_steps
+from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal, Replay
 from vgau_data.puzzles.klotski.state import (
     _CODES,
     _GOAL_INDEX,
@@ -55,27 +55,34 @@ def apply_step(state: KlotskiState, step: Step) -> KlotskiState | Illegal:
         >>> apply_step(EXAMPLE, ((3, 3), "down"))
         Illegal(code='no_block_at', step_index=0)
     """
-    (r, c), direction = step
-    if not (0 <= r < SIZE and 0 <= c < SIZE):
-        return Illegal("no_block_at", 0)
-    cells = state.cells
-    index = r * SIZE + c
-    code = cells[index]
-    if code not in _KIND_OF_TOP_LEFT:
-        return Illegal("no_block_at", 0)
-    if direction not in DELTAS:
-        return Illegal("unknown_action", 0)
-    move = _STEP_TABLE[code, index, direction]
-    if move is None:
-        return Illegal("out_of_bounds", 0)
-    entering, writes = move
-    for i in entering:
-        if cells[i] != ".":
-            return Illegal("blocked", 0)
-    chars = list(cells)
+    writes = _slide(state.cells, step)
+    if isinstance(writes, str):
+        return Illegal(writes, 0)
+    chars = list(state.cells)
     for i, char in writes:
         chars[i] = char
     return KlotskiState("".join(chars))
+
+
+def _slide(cells: str | list[str], step: Step) -> tuple[tuple[int, str], ...] | str:
+    """The ``(index, code)`` writes that perform ``step`` on ``cells``, or the reason code it is illegal."""
+    (r, c), direction = step
+    if not (0 <= r < SIZE and 0 <= c < SIZE):
+        return "no_block_at"
+    index = r * SIZE + c
+    code = cells[index]
+    if code not in _KIND_OF_TOP_LEFT:
+        return "no_block_at"
+    if direction not in DELTAS:
+        return "unknown_action"
+    move = _STEP_TABLE[code, index, direction]
+    if move is None:
+        return "out_of_bounds"
+    entering, writes = move
+    for i in entering:
+        if cells[i] != ".":
+            return "blocked"
+    return writes
 
 
 def is_goal(state: KlotskiState) -> bool:
@@ -102,7 +109,7 @@ def legal_steps(state: KlotskiState) -> list[Step]:
 
 
 def replay(state: KlotskiState, answer: Sequence[Step]) -> Replay:
-    """Play ``answer`` on ``state``; stop at the first illegal step.
+    """Play ``answer`` on ``state``; stop at the first illegal step (``apply_step``'s slides, on one list of codes).
 
     Example:
         >>> from vgau_data.puzzles.klotski.state import EXAMPLE
@@ -111,4 +118,14 @@ def replay(state: KlotskiState, answer: Sequence[Step]) -> Replay:
         >>> replay(EXAMPLE, []).error
         'not_solved'
     """
-    return replay_steps(state, answer, apply_step, is_goal)
+    chars = list(state.cells)
+    n = len(answer)
+    for index, step in enumerate(answer):
+        writes = _slide(chars, step)
+        if isinstance(writes, str):
+            return Replay(False, n, writes, index)
+        for i, char in writes:
+            chars[i] = char
+    if chars[_GOAL_INDEX] != "A":
+        return Replay(False, n, "not_solved", n)
+    return Replay(True, n)

@@ -7,7 +7,7 @@ from typing import Final
 
 from vgau_data.puzzles.base import Illegal, Replay
 from vgau_data.puzzles.parking.search import SIZE
-from vgau_data.puzzles.parking.state import RED, Orientation, ParkingState, Step, Vehicle
+from vgau_data.puzzles.parking.state import _COLUMNS, _RUNS, RED, Orientation, ParkingState, Step, Vehicle
 
 _AXIS: Final[dict[str, tuple[Orientation, int]]] = {
     "left": ("h", -1),
@@ -94,8 +94,7 @@ def replay(state: ParkingState, answer: Sequence[Step]) -> Replay:
     for v in state.vehicles:
         fixed, offset = (v.row, v.col) if v.orientation == "h" else (v.col, v.row)
         cars[v.id] = [v.orientation, v.length, fixed, offset]
-        for r, c in v.cells:
-            occupied |= 1 << (r * SIZE + c)
+        occupied |= (_RUNS[v.length] if v.orientation == "h" else _COLUMNS[v.length]) << (v.row * SIZE + v.col)
     n = len(answer)
     for index, step in enumerate(answer):
         try:
