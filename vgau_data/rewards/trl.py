@@ -18,6 +18,12 @@ column, plus the columns the rewards read.
 board and instructions, the ``step`` tool applies one step and returns the next board and
 the feedback, ``get_reward`` scores the episode's steps with the replay scorer.
 
+``make_image_reward(kind, purpose=...)`` pays the drawings a ``rollout_func`` returns
+(``vgau_data.rewards.images``): ``next_state`` reads the step from the completion text,
+``drawn_step`` (a pure image policy) reads no text and finds the legal step the drawing
+shows, ``aid`` checks a Self-GtA aid. Importing this module loads neither TRL nor Pillow;
+each is imported where it is needed.
+
 Example (a GRPO run; TRL, transformers and torch installed):
     >>> from trl import GRPOConfig, GRPOTrainer  # doctest: +SKIP
     >>> from vgau_data.rewards.trl import conversational_dataset, optimal_reward  # doctest: +SKIP

@@ -26,7 +26,10 @@ tool, ``compute_score`` scores the steps the tool recorded; with a verl 0.7 inte
 (whose steps never reach the reward worker), ``score`` is the interaction's last turn
 score, and the kinds beside it are those of the response text.
 
-Rewards for drawn images (verl-omni's ``VisualRewardManager``) are ``compute_image_score``.
+Rewards for drawn images (verl-omni's ``VisualRewardManager``) are ``compute_image_score``:
+``extra_info["purpose"]`` is ``next_state`` (with ``extra_info["step"]``), ``drawn_step``
+(a pure image policy: no step stated, the legal step drawn is found) or ``aid``. It imports
+Pillow when first called; the text rewards never do.
 """
 
 from __future__ import annotations

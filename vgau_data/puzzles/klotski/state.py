@@ -128,11 +128,15 @@ def _place(chars: list[str], block: object, number: int) -> None:
         kind, row, col = block.get("kind"), block.get("row"), block.get("col")
         height, width = block.get("height"), block.get("width")
         if type(kind) is str and type(row) is int and type(col) is int and type(height) is int and type(width) is int:
-            cells = _PLACEMENTS.get((kind, row, col, height, width))
-            if cells is not None and all(chars[index] == "." for index, _ in cells):
-                for index, code in cells:
-                    chars[index] = code
-                return
+            cells = _PLACEMENTS.get((kind, row, col, height, width), ())
+            for index, _ in cells:
+                if chars[index] != ".":
+                    break
+            else:
+                if cells:
+                    for index, code in cells:
+                        chars[index] = code
+                    return
     _place_checked(chars, block, number)
 
 
