@@ -146,9 +146,7 @@ def _uncapped(text: str) -> tuple[Any, ...]:
 
 def _press_twice_more(state: Any) -> Any:
     solution = LIGHTS.solve(state)
-    return dataclasses.replace(
-        solution, answer=(*solution.answer, (0, 0), (0, 0)), optimal_length=solution.optimal_length + 2
-    )
+    return dataclasses.replace(solution, answer=(*solution.answer, (0, 0), (0, 0)), optimal_length=solution.optimal_length + 2)
 
 
 def _with_fidelity(**changes: Any) -> dict[str, Any]:
@@ -176,23 +174,17 @@ LIGHTS_MUTANTS = {
     # and more
     "quadratic parser": ({"parse_answer": _slow_on_long_text}, "not linear in its length"),
     "no step or length cap": ({"parse_answer": _uncapped}, "of 1001 steps gives steps, not bad_format"),
-    "parse_step raises on junk": (
-        {"parse_step": lambda text: LIGHTS.parse_step(text[:40])},
-        "parse_step on the non-text",
-    ),
+    "parse_step raises on junk": ({"parse_step": lambda text: LIGHTS.parse_step(text[:40])}, "parse_step on the non-text"),
     "solver not optimal": ({"solve": _press_twice_more}, "generated for length"),
     "aid labels cells off the board": (
         {"aid": dataclasses.replace(LIGHTS.aid, labelled_cells=lambda state: frozenset({(0, 0), (3, 3)}))}, "off the board"
     ),
     "cell labels not what a cell shows": (_with_fidelity(cell_labels=_labels_by_position), "the decoder reads"),
-    "palette without a lit lamp": (
-        _with_fidelity(palette_states=lambda: (LIGHTS.from_json('{"lights":["...","...","..."]}'),)),
-        "the decoder reads",
-    ),
+    "palette without a lit lamp": (_with_fidelity(palette_states=lambda: (LIGHTS.from_json('{"lights":["...","...","..."]}'),)),
+                                   "the decoder reads"),
     "perturb off by one": (_with_fidelity(perturb=_perturb_one_more), "changed 2 cell labels"),
     "structure key missing": (
-        {"structure": dataclasses.replace(LIGHTS.structure, measure=lambda s, a: {"lit": 1})},
-        "structure.measure gives",
+        {"structure": dataclasses.replace(LIGHTS.structure, measure=lambda s, a: {"lit": 1})}, "structure.measure gives"
     ),
     "a lamp missing from the candidate steps": (
         {"candidate_steps": lambda state: LIGHTS.candidate_steps(state)[:-1]},
@@ -201,13 +193,10 @@ LIGHTS_MUTANTS = {
     "generation weight zero": ({"generation_weight": 0}, "generation_weight"),
     "name not an identifier": ({"name": "Lights Out"}, "lowercase identifier"),
     "answer tag not written": ({"answer_tag": "ANSWER"}, "writes no <ANSWER> tag"),
-    "from_json lets junk through": (
-        {"from_json": lambda text: LIGHTS.from_json(json.dumps(json.loads(text)))},
-        "not StateError",
-    ),
+    "from_json lets junk through": ({"from_json": lambda text: LIGHTS.from_json(json.dumps(json.loads(text)))},
+                                    "not StateError"),
     "random answers differ per call": (
-        {"random_answer": lambda state, rng: LIGHTS.random_answer(state, np.random.default_rng())},
-        "random_answer",
+        {"random_answer": lambda state, rng: LIGHTS.random_answer(state, np.random.default_rng())}, "random_answer"
     ),
 }
 
@@ -238,8 +227,7 @@ MAZE_MUTANTS = {
     "unique_length set wrongly": ({"unique_length": True}, "unique_length is set but"),
     "drawn route one cell short": ({"vr": dataclasses.replace(MAZE.vr, sketch=_route_one_short)}, "red route"),
     "paper reader swaps start and goal": (
-        {"paper": dataclasses.replace(MAZE.paper, read=_paper_swaps_start_and_goal)},
-        "reads back as another state",
+        {"paper": dataclasses.replace(MAZE.paper, read=_paper_swaps_start_and_goal)}, "reads back as another state"
     ),
 }
 
@@ -275,18 +263,8 @@ def test_check_family__catches_unique_length_missing_where_every_answer_is_optim
         ({"buckets": {"easy": (1, 2), "medium": (2, 5), "hard": (6, 9)}}, "disjoint"),
     ],
     ids=[
-        "replay",
-        "generate",
-        "slot",
-        "length_mix",
-        "solve",
-        "format",
-        "payload",
-        "prompt",
-        "step-ok",
-        "step",
-        "render",
-        "buckets",
+        "replay", "generate", "slot", "length_mix", "solve", "format", "payload", "prompt", "step-ok", "step",
+        "render", "buckets",
     ],
 )
 def test_check_family__names_what_is_broken(changes: dict, message: str | None) -> None:

@@ -373,7 +373,9 @@ def _is_puzzle(spec: FamilySpec, state: Any) -> bool:
 def _step_states(spec: FamilySpec, instances: list[Instance]) -> list[Any]:
     """Where the candidate steps are brute-forced: each instance's start and the middle of its
     solution, and the palette states that are puzzles (pieces on the border)."""
-    states = [state for instance in instances for state in (instance.state, *instance.trajectory[len(instance.trajectory) // 2 :][:1])]
+    states = []
+    for instance in instances:
+        states += [instance.state, *instance.trajectory[len(instance.trajectory) // 2 :][:1]]
     if spec.fidelity is not None:
         states += [state for state in spec.fidelity.palette_states() if _is_puzzle(spec, state)]
     return states

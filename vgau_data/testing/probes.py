@@ -138,14 +138,7 @@ def probe_steps(
 
 
 def _check_probe(
-    spec: FamilySpec,
-    origin: Any,
-    start: ProbeStart,
-    probe: Any,
-    after: Any,
-    where: str,
-    expect: Expect,
-    codes: set[str],
+    spec: FamilySpec, origin: Any, start: ProbeStart, probe: Any, after: Any, where: str, expect: Expect, codes: set[str]
 ) -> None:
     base, prefix = (origin, start.prefix) if start.prefix is not None else (start.state, ())
     played = (*prefix, probe)
@@ -174,9 +167,7 @@ def _check_probe(
     expect(fast == slow, f"{at}: replay {fast} != step-by-step {slow}")
 
 
-def detour(
-    spec: FamilySpec, state: Any, legal: Sequence[tuple[Any, Any]], pool: Sequence[Any]
-) -> tuple[Any, Any] | None:
+def detour(spec: FamilySpec, state: Any, legal: Sequence[tuple[Any, Any]], pool: Sequence[Any]) -> tuple[Any, Any] | None:
     """A legal step from ``state`` (one of ``legal``, the first 8) and a step of ``pool`` that undoes it, if any."""
     for step, after in legal[:8]:
         for back in pool:

@@ -29,7 +29,7 @@ HOSTILE_CHARS = 50_000
 """Characters per hostile text."""
 PARSE_SECONDS = 1.0
 """Most seconds one parser may take on one hostile text (a linear one takes a few milliseconds)."""
-JUNK_CHARACTERS = "[]{}\",'\\\x00\ud800<"
+JUNK_CHARACTERS = '[]{}",\'\\\x00\ud800<'
 """What junk edits put into a real text: the characters its syntax is made of, and worse."""
 JUNK_POSITIONS = 120
 """Most positions of one text that junk edits touch (evenly spread)."""
@@ -76,15 +76,11 @@ def check_texts(spec: FamilySpec, instances: Sequence[Instance], expect: Callabl
             step = _read(spec.parse_step, junk, f"{where}, parse_step", expect)
             if step is not None:
                 after = _judged(f"{where}, apply_step of {step!r:.60}", expect, spec.apply_step, instance.state, step)
-                expect(
-                    not isinstance(after, Illegal) or after.code in ILLEGAL_CODES, f"{where}: apply_step gives {after}"
-                )
+                expect(not isinstance(after, Illegal) or after.code in ILLEGAL_CODES, f"{where}: apply_step gives {after}")
     for value in NOT_TEXT:
         for parser_name, parse in parsers.items():
             code = _code(parse, value)
-            expect(
-                code == "no_answer", f"{spec.name}: {parser_name} on the non-text {value!r} gives {code}, not no_answer"
-            )
+            expect(code == "no_answer", f"{spec.name}: {parser_name} on the non-text {value!r} gives {code}, not no_answer")
     _check_caps(spec, instances, answer_text, step_text, expect)
     _check_state_texts(spec, spec.to_json(instance.state), expect)
 
@@ -105,9 +101,7 @@ def _read(parse: Callable[[Any], Any], text: object, what: str, expect: Callable
     try:
         return parse(text)
     except AnswerError as error:
-        expect(
-            error.code in ANSWER_CODES, f"{what}: AnswerError code {error.code!r} is not one of {sorted(ANSWER_CODES)}"
-        )
+        expect(error.code in ANSWER_CODES, f"{what}: AnswerError code {error.code!r} is not one of {sorted(ANSWER_CODES)}")
     except Exception as error:  # noqa: BLE001 - anything but AnswerError is the finding
         expect(False, f"{what}: raised {type(error).__name__} ({error!s:.60}), not AnswerError")
     return None
@@ -123,21 +117,14 @@ def _judged(what: str, expect: Callable[[object, str], None], judge: Callable[..
 
 
 def _check_caps(
-    spec: FamilySpec,
-    instances: Sequence[Instance],
-    answer_text: str,
-    step_text: str,
-    expect: Callable[[object, str], None],
+    spec: FamilySpec, instances: Sequence[Instance], answer_text: str, step_text: str, expect: Callable[[object, str], None]
 ) -> None:
     """Texts over ``MAX_ANSWER_CHARS`` and answers over ``MAX_ANSWER_STEPS`` steps are ``bad_format``."""
     answer = instances[0].answer
     padded = " " * (MAX_ANSWER_CHARS - len(answer_text)) + answer_text
     expect(_code(spec.parse_answer, padded) is None, f"{spec.name}: an answer of exactly {MAX_ANSWER_CHARS} characters "
            "(padded with spaces) is not read")  # fmt: skip
-    for parser_name, parse, text in (
-        ("parse_answer", spec.parse_answer, answer_text),
-        ("parse_step", spec.parse_step, step_text),
-    ):
+    for parser_name, parse, text in (("parse_answer", spec.parse_answer, answer_text), ("parse_step", spec.parse_step, step_text)):
         code = _code(parse, " " * (MAX_ANSWER_CHARS + 1 - len(text)) + text)
         expect(code == "bad_format", f"{spec.name}: {parser_name} on a text of {MAX_ANSWER_CHARS + 1} characters "
                f"gives {code or 'steps'}, not bad_format")  # fmt: skip

@@ -51,11 +51,7 @@ def build_tiny_janus(out_dir: str | Path, *, seed: int = 0) -> Path:
         chat_template=JANUS_CHAT_TEMPLATE,
         bos_token="<|endoftext|>",
         pad_token="<pad>",
-        extra_special_tokens={
-            "image_token": "<image_placeholder>",
-            "boi_token": "<begin_of_image>",
-            "eoi_token": "<end_of_image>",
-        },
+        extra_special_tokens={"image_token": "<image_placeholder>", "boi_token": "<begin_of_image>", "eoi_token": "<end_of_image>"},
     )
     ids = {token: tokenizer.convert_tokens_to_ids(token) for token in JANUS_SPECIAL_TOKENS}
     text = {
@@ -150,9 +146,7 @@ def build_tiny_edit_pipeline(out_dir: str | Path, *, seed: int = 0) -> Path:
             pad_token_id=0,
         )
     )
-    scheduler = diffusers.EulerAncestralDiscreteScheduler(
-        beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear"
-    )
+    scheduler = diffusers.EulerAncestralDiscreteScheduler(beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear")
     pipeline = diffusers.StableDiffusionInstructPix2PixPipeline(
         unet=unet,
         vae=vae,
