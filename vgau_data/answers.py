@@ -172,18 +172,24 @@ def load_lenient(payload: str) -> Any:
 
 
 def _within_limits(value: Any, depth: int) -> bool:
-    """The strict reading is what the lenient reader would return (same depth and number caps)."""
+    """The strict reading is what the lenient reader would return (same depth and number caps).
+
+    ``value`` comes from the strict decoder, so its types are exactly JSON's; a string item
+    is checked inline (most answers are lists of strings or of objects of strings).
+    """
     if depth > MAX_DEPTH:
         return False
-    if isinstance(value, list):
-        return all(_within_limits(item, depth + 1) for item in value)
-    if isinstance(value, dict):
-        return all(_within_limits(item, depth + 1) for item in value.values())
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    kind = type(value)
+    if kind is list or kind is dict:
+        items = value if kind is list else value.values()
+        if depth == MAX_DEPTH:  # an item would sit deeper than the cap
+            return not items
+        return all(type(item) is str or _within_limits(item, depth + 1) for item in items)
+    if kind is str or kind is bool or value is None:
         return True
-    if isinstance(value, int):
+    if kind is int:
         return len(str(value)) <= MAX_NUMBER_CHARS
-    return isinstance(value, float) and math.isfinite(value)
+    return kind is float and math.isfinite(value)
 
 
 def _first_value_start(text: str) -> int:

@@ -16,13 +16,15 @@ import struct
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from isal import isal_zlib
-from PIL import Image, ImageDraw, ImageFont
 
 from vgau_data.types import Cell
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageDraw, ImageFont
 
 PNG_COMPRESS_LEVEL = 1
 """ISA-L deflate level for every PNG we write (0-3). Measured on our boards
@@ -162,6 +164,8 @@ class TextMark:
 @functools.lru_cache(maxsize=256)
 def glyph_mask(text: str, size: int, stroke: int = 0) -> tuple[Image.Image, tuple[int, int]]:
     """``text`` drawn as ``TextMark`` draws it, as an L coverage mask, and the point it is centred on."""
+    from PIL import Image, ImageDraw
+
     side = 3 * size + 2 * stroke
     mask = Image.new("L", (side, side), 0)
     centre = (side // 2, side // 2)
@@ -174,11 +178,15 @@ def glyph_mask(text: str, size: int, stroke: int = 0) -> tuple[Image.Image, tupl
 @functools.cache
 def font(size: int) -> ImageFont.FreeTypeFont:
     """Pillow's bundled scalable font at ``size`` px (no system or third-party fonts)."""
+    from PIL import ImageFont
+
     return ImageFont.load_default(size=size)  # type: ignore[return-value]
 
 
 def new_board(geometry: BoardGeometry, background: tuple[int, int, int]) -> Image.Image:
     """A blank RGB canvas of the board's size."""
+    from PIL import Image
+
     return Image.new("RGB", geometry.size, background)
 
 

@@ -20,3 +20,10 @@ def test_metrics_modules__import_nothing_heavy() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
+def test_the_replay_scorer_and_the_family_registry__import_no_pillow() -> None:
+    """Families draw only when asked: parsing, replaying and scoring load no image library."""
+    code = "import sys, vgau_data.registry, vgau_data.metrics.scoring; print('PIL' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False", result.stdout + result.stderr

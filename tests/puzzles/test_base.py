@@ -58,7 +58,7 @@ def test_from_modules__reads_the_role_modules_and_names_what_is_missing_or_ambig
     assert FamilySpec.from_modules("maze", roles, solve=len).solve is len  # a keyword overrides a module
     assert FamilySpec.from_modules("maze", (*roles, fidelity), vr=None).vr is None
     assert SPEC.structure is not None and spec.structure is None
-    with pytest.raises(TypeError, match="none of its modules defines apply_step, is_goal, replay"):
+    with pytest.raises(TypeError, match="none of its modules defines apply_step, candidate_steps, is_goal, replay"):
         FamilySpec.from_modules("maze", (state, solver, generator, render, answers, prompts))
     other = types.ModuleType("other")
     other.solve = len

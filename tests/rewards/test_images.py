@@ -143,3 +143,66 @@ def test_image_kinds__registry_and_trl_reward(reward_rows: list[dict[str, Any]])
         reward(prompts=[[]], completions=completions[:1], completion_ids=[[1]], state=[row["state"]])
     with pytest.raises(RewardError, match="purpose must be one of"):
         image_rewards(board, row["state"], purpose="vr")
+
+
+# ---------------------------------------------------------------------------- a pure image policy: no step stated
+
+
+def test_a_drawn_legal_next_board__is_found_among_the_legal_steps_and_pays(reward_rows: list[dict[str, Any]]) -> None:
+    """Each legal step's board, drawn (resized too), is read as that step; an optimal one pays ``move`` as well."""
+    for row in reward_rows:
+        if row["difficulty"] != "easy":
+            continue
+        family = FAMILIES[row["task"]]
+        state = family.from_json(row["state"])
+        for step in family.candidate_steps(state):
+            after = family.apply_step(state, step)
+            if isinstance(after, Illegal):
+                continue
+            board = family.render(after)
+            for drawing in (board, board.resize((board.width * 7 // 10, board.height * 7 // 10))):
+                record = score_drawing(drawing, row["state"], purpose="drawn_step", optimal_length=row["optimal_length"])  # fmt: skip
+                assert (record.board_exact, record.step_legal, record.cells) == (True, True, 1.0), (row["id"], step)
+                shown = family.apply_step(state, family.parse_step(record.step))
+                assert family.fidelity.cell_labels(shown) == family.fidelity.cell_labels(after), (row["id"], step)
+            solution = family.solve(after)
+            optimal = solution is not None and solution.optimal_length == row["optimal_length"] - 1
+            result = image_rewards(board, row["state"], purpose="drawn_step", optimal_length=row["optimal_length"])
+            assert (result["score"], result["next_state"], result["move"]) == (1, 1, optimal), (row["id"], step)
+
+
+def test_a_drawn_board_no_legal_step_leads_to__pays_nothing(reward_rows: list[dict[str, Any]]) -> None:
+    for row in reward_rows:
+        family, state, step = _first_step(row)
+        after = family.apply_step(state, step)
+        unchanged = score_drawing(family.render(state), row["state"], purpose="drawn_step")
+        assert (unchanged.step_legal, unchanged.board_exact, unchanged.step) == (False, False, None)
+        assert unchanged.cells < 1.0
+        wrong_cell = family.render(family.fidelity.perturb(after, 1, rng_for(1)))
+        perturbed = image_rewards(wrong_cell, row["state"], purpose="drawn_step")
+        assert perturbed["next_state"] == perturbed["move"] == 0.0, row["id"]
+        assert perturbed["cells"] >= 1 - 1 / len(family.fidelity.cell_labels(after)) - 1e-9  # the nearest legal board
+        two_steps = family.trajectory(state, family.oracle_steps(state))
+        if len(two_steps) >= 2:
+            assert image_rewards(family.render(two_steps[1]), row["state"], purpose="drawn_step")["score"] == 0.0
+
+
+def test_drawn_steps__from_the_trl_and_verl_adapters(reward_rows: list[dict[str, Any]]) -> None:
+    from vgau_data.rewards.trl import make_image_reward
+    from vgau_data.rewards.verl import compute_image_score
+
+    row = next(row for row in reward_rows if row["task"] == "parking")
+    family, state, step = _first_step(row)
+    board = family.render(family.apply_step(state, step))
+    reward = make_image_reward(purpose="drawn_step")
+    assert reward.__name__ == "vgau_image_next_state"
+    empty = [[{"role": "assistant", "content": ""}]] * 2  # the policy wrote no text: only its drawings count
+    got = reward(prompts=[[]] * 2, completions=empty, completion_ids=[[1]] * 2, state=[row["state"]] * 2,
+                 drawn_images=[board, family.render(state)], task=["parking"] * 2)  # fmt: skip
+    assert got == [1.0, 0.0]
+    move = make_image_reward("move", purpose="drawn_step")
+    got = move(completions=[""], drawn_images=[board], state=[row["state"]], optimal_length=[row["optimal_length"]])
+    assert got == [1.0]
+    pixels = np.asarray(board).transpose(2, 0, 1)
+    result = compute_image_score("vgau/parking", pixels, row["state"], {"purpose": "drawn_step"})
+    assert result["score"] == result["next_state"] == result["move"] == 1.0

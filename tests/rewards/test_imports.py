@@ -1,4 +1,8 @@
-"""The reward core and every adapter import nothing heavy: trainers run them in many worker processes."""
+"""The reward core and every adapter import nothing heavy: trainers run them in many worker processes.
+
+Pillow included: the family registry they read imports every family's renderer, which
+imports Pillow only when it draws (``vgau_data.rewards.images`` needs it, and is not imported).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import sys
 MODULES = ("vgau_data.rewards", "vgau_data.rewards.trl", "vgau_data.rewards.verl", "vgau_data.rewards.openrlhf",
            "vgau_data.rewards.server", "vgau_data.cli.serve_reward")  # fmt: skip
 HEAVY = ("torch", "transformers", "datasets", "trl", "verl", "openrlhf", "ray", "pandas", "evaluate", "matplotlib",
-         "vgau_data.rewards.images", "vgau_data.fidelity", "vgau_data.runners.protocols")  # fmt: skip
+         "PIL", "vgau_data.rewards.images", "vgau_data.fidelity", "vgau_data.runners.protocols")  # fmt: skip
 
 
 def test_reward_modules__import_nothing_heavy() -> None:

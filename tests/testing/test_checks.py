@@ -186,6 +186,10 @@ LIGHTS_MUTANTS = {
     "structure key missing": (
         {"structure": dataclasses.replace(LIGHTS.structure, measure=lambda s, a: {"lit": 1})}, "structure.measure gives"
     ),
+    "a lamp missing from the candidate steps": (
+        {"candidate_steps": lambda state: LIGHTS.candidate_steps(state)[:-1]},
+        "the legal step \\(2, 2\\) leads to a board no candidate leads to",
+    ),
     "generation weight zero": ({"generation_weight": 0}, "generation_weight"),
     "name not an identifier": ({"name": "Lights Out"}, "lowercase identifier"),
     "answer tag not written": ({"answer_tag": "ANSWER"}, "writes no <ANSWER> tag"),

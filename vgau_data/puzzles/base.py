@@ -3,7 +3,7 @@
 A family is one package, ``vgau_data/puzzles/<family>/``, of small role modules:
 
     state.py      the frozen state type, its JSON (docs/contract/states.md) and ASCII forms; a leaf module
-    rules.py      ``apply_step``, ``is_goal`` and the scorer's fast ``replay``
+    rules.py      ``apply_step``, ``candidate_steps``, ``is_goal`` and the scorer's fast ``replay``
     solver.py     ``solve`` (exhaustive, optimal) and ``random_answer`` (the baseline)
     generator.py  ``BUCKETS``, ``LENGTH_MIX`` and ``generate``
     render.py     ``GEOMETRY`` and ``render``
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
@@ -80,6 +80,12 @@ DEFAULT_AID = AidStyle(line_rgb=(230, 40, 40), line_px=2, label_fraction=0.2)
 """A family's aid unless it says otherwise: solid red lines, every cell labelled at its centre."""
 
 _DIRECTION_ALIASES = {"u": "up", "d": "down", "l": "left", "r": "right"}
+_EXACT_DIRECTIONS = {
+    form: _DIRECTION_ALIASES.get(word, word)
+    for word in (*DIRECTIONS, *_DIRECTION_ALIASES)
+    for form in (word, word.upper(), word.capitalize())
+}
+"""The forms answers write (``up``, ``UP``, ``Up``, ``U``), looked up before any stripping."""
 
 QuestionStyle = Literal["text_cot", "direct"]
 
@@ -159,6 +165,9 @@ def parse_direction(token: object) -> Direction:
         >>> parse_direction("L")
         'left'
     """
+    word = _EXACT_DIRECTIONS.get(token) if type(token) is str else None
+    if word is not None:
+        return word
     if not isinstance(token, str):
         raise AnswerError("unknown_action", f"not a direction: {token!r:.40}")
     word = token.strip().lower()
@@ -283,6 +292,11 @@ class FamilySpec:
         apply_step: ``(state, step) -> state | Illegal``, one move of the interactive
             environment (for path: the marker moves one cell and the model declares the
             labels it passes).
+        candidate_steps: ``state -> steps``, the steps a player tries from a state, legal
+            or not (``apply_step`` judges each): every legal step leads to a state one of
+            them leads to, or to one drawn the same (path's declarations are not drawn).
+            Solver traces narrate them and a drawn next board is matched against them
+            (``testing/step_checks.py`` checks the claim by brute force).
         is_goal: the environment's episode is won.
         replay: ``(state, answer) -> Replay``, the scorer's fast path; it agrees with
             stepping ``apply_step`` and ``is_goal``.
@@ -328,6 +342,7 @@ class FamilySpec:
     from_json: Callable[[str], Any]
     to_json: Callable[[Any], str]
     apply_step: Callable[[Any, Any], Any]
+    candidate_steps: Callable[[Any], Iterable[Any]]
     is_goal: Callable[[Any], bool]
     replay: Callable[[Any, Sequence[Any]], Replay]
     generate: Callable[..., Any]

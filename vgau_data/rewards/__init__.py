@@ -8,6 +8,10 @@ text. The state is the dataset's ``state`` column (a state JSON string), or a
 reference JSON; the family is named (``"maze"``, ``"vgau/maze"``) or found from the state
 itself. Parsed states are cached by their JSON (``STATE_CACHE_SIZE`` of them, least
 recently used dropped), so a group of completions of one prompt parses its state once.
+A state never seen costs its parse and a first replay: ``benchmarks/rewards.py`` prints
+answers per second cold and warm (the target: 20,000 cold per core). The core imports
+numpy and the families' rules, never Pillow, a trainer or torch (drawn-image rewards,
+``vgau_data.rewards.images``, import Pillow themselves).
 
 Reward kinds turn a ``Score`` into a number; each is a function registered in
 ``REWARD_KINDS`` where it is defined (``@reward_kind``):

@@ -2,7 +2,7 @@
 
 We own the renderer and the cell decoder (``vgau_data.fidelity.cells``), so a drawing can
 be verified exactly: every cell of the image is read back into what it shows and compared
-with the true board. Two drawings are rewarded:
+with the true board. Three drawings are rewarded:
 
 next_state  a Self-VCoT step image: the board after the step the policy took. The
             ``state`` is the board before it and ``step`` the step, in the family's
@@ -10,6 +10,10 @@ next_state  a Self-VCoT step image: the board after the step the policy took. Th
             step really leads to (so the step must be legal); ``move``, separately, pays 1
             when the step is legal and one of the moves of an optimal solution (it brings
             the goal one move closer).
+drawn_step  a pure image policy's move: it draws the next board and states no step. The
+            step it took is the legal step whose board the drawing shows, found among the
+            family's ``candidate_steps`` (which cover every legal step); ``next_state``
+            pays 1 when there is one, ``move`` when one of those is optimal.
 aid         a Self-GtA aid: the board with red grid lines and ``(r,c)`` labels. ``aid``
             pays 1 when the board under the drawing is intact (every cell, with the
             annotation's pixels masked out) and the annotation is there: at least
@@ -37,9 +41,9 @@ from vgau_data import image_gate
 from vgau_data.fidelity.cells import read_cells
 from vgau_data.oracle_aids import grid_layer, prompted_layer
 from vgau_data.puzzles.base import FamilySpec, Illegal
-from vgau_data.rewards import RewardError, _distance, _optimal_length, _resolve, read_step
+from vgau_data.rewards import RewardError, _distance, _Entry, _optimal_length, _resolve, read_step
 
-PURPOSES: Final[tuple[str, ...]] = ("next_state", "aid")
+PURPOSES: Final[tuple[str, ...]] = ("next_state", "drawn_step", "aid")
 GRID_MIN_SHARE: Final = 0.8
 """Share of the annotation's pixels that must look like ours for an aid to count as annotated."""
 MAX_IMAGE_PIXELS: Final = 4096 * 4096
@@ -54,14 +58,19 @@ class DrawnScore:
 
     Attributes:
         family: the puzzle family.
-        purpose: ``next_state`` or ``aid``.
+        purpose: ``next_state``, ``drawn_step`` or ``aid``.
         cells: share of cells that show the true board (the board after the step, the
-            state itself for an aid; the unchanged board after an illegal step).
+            state itself for an aid; the unchanged board after an illegal step; for
+            ``drawn_step`` the nearest board a legal step leads to, or the state itself
+            when no step is legal).
         board_exact: every cell does.
-        step_read: the step was found and read (``next_state`` only; True for aids).
-        step_legal: the step is legal (``next_state`` only).
+        step_read: the step was found and read (``next_state``), or a legal step's board
+            is the drawing (``drawn_step``); True for aids.
+        step_legal: the step is legal (``next_state``; for ``drawn_step`` as ``step_read``).
         step_optimal: the step is legal and brings the goal one move closer.
         grid: share of our annotation's pixels that the drawing shows (``aid`` only, else 0).
+        step: the step in the per-step format: the one read, or the one whose board the
+            drawing shows (an optimal one first); None when there is none.
     """
 
     family: str
@@ -72,6 +81,7 @@ class DrawnScore:
     step_legal: bool
     step_optimal: bool
     grid: float
+    step: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,8 +141,9 @@ def score_drawing(
 
     Args:
         image: the drawing (anything ``load_drawing`` reads).
-        state: the state JSON before the step (``next_state``) or of the aid's board (``aid``).
-        purpose: ``next_state`` or ``aid``.
+        state: the state JSON before the step (``next_state``, ``drawn_step``) or of the
+            aid's board (``aid``).
+        purpose: ``next_state``, ``drawn_step`` or ``aid``.
         step: the step the policy took, in the per-step format (``next_state`` only).
         family: the row's family (found from the state when None).
         optimal_length: the state's optimum (solved when None and needed).
@@ -145,26 +156,58 @@ def score_drawing(
     if purpose == "aid":
         cells, exact = _cells(spec, drawing, truth, "grid")
         return DrawnScore(spec.name, purpose, cells, exact, True, False, False, _grid_share(spec, drawing, truth))
+    if purpose == "drawn_step":
+        return _drawn_step(entry, drawing)
     parsed, _ = read_step(spec, step)
     after = None if parsed is None else spec.apply_step(truth, parsed)
     legal = after is not None and not isinstance(after, Illegal)
     shown = after if legal else truth
     cells, exact = _cells(spec, drawing, shown, "none")
-    optimal_move = False
-    if legal:
-        before = _optimal_length(entry)
-        left = 0 if spec.is_goal(shown) else _distance(spec.name, shown)
-        optimal_move = before is not None and left is not None and left == before - 1
-    return DrawnScore(spec.name, purpose, cells, exact, parsed is not None, legal, optimal_move, 0.0)
+    optimal_move = legal and _one_closer(entry, shown)
+    shown_step = None if parsed is None else spec.format_step(parsed)
+    return DrawnScore(spec.name, purpose, cells, exact, parsed is not None, legal, optimal_move, 0.0, shown_step)
+
+
+def _one_closer(entry: _Entry, after: Any) -> bool:
+    """``after`` (a state one legal step from the entry's) is one move closer to the goal than the entry's state."""
+    before = _optimal_length(entry)
+    left = 0 if entry.family.is_goal(after) else _distance(entry.family.name, after)
+    return before is not None and left is not None and left == before - 1
+
+
+def _drawn_step(entry: _Entry, drawing: Image.Image) -> DrawnScore:
+    """A drawing with no stated step: the legal candidate steps whose board it shows, an optimal one first."""
+    spec, state = entry.family, entry.state
+    decoded = _decoded(spec, drawing, "none")
+    boards = []
+    for step in spec.candidate_steps(state):
+        after = spec.apply_step(state, step)
+        if not isinstance(after, Illegal):
+            boards.append((step, after, spec.fidelity.cell_labels(after)))  # type: ignore[union-attr]
+    shown = [(step, after) for step, after, labels in boards if labels == decoded]
+    if not shown:
+        nearest = [labels for _, _, labels in boards] or [spec.fidelity.cell_labels(state)]  # type: ignore[union-attr]
+        cells = max(_share(decoded, labels) for labels in nearest)
+        return DrawnScore(spec.name, "drawn_step", cells, False, False, False, False, 0.0)
+    best = next(((step, True) for step, after in shown if _one_closer(entry, after)), (shown[0][0], False))
+    return DrawnScore(spec.name, "drawn_step", 1.0, True, True, True, best[1], 0.0, spec.format_step(best[0]))
+
+
+def _decoded(spec: FamilySpec, drawing: Image.Image, overlay: str) -> tuple[str, ...]:
+    if spec.fidelity is None:
+        raise RewardError(f"family {spec.name!r} has no cell decoding, so its drawings cannot be checked")
+    return read_cells(spec, drawing, overlay)  # type: ignore[arg-type]
+
+
+def _share(decoded: tuple[str, ...], truth: tuple[str, ...]) -> float:
+    return sum(a == b for a, b in zip(decoded, truth)) / len(truth)
 
 
 def _cells(spec: FamilySpec, drawing: Image.Image, state: Any, overlay: str) -> tuple[float, bool]:
-    if spec.fidelity is None:
-        raise RewardError(f"family {spec.name!r} has no cell decoding, so its drawings cannot be checked")
-    decoded = read_cells(spec, drawing, overlay)  # type: ignore[arg-type]
-    truth = spec.fidelity.cell_labels(state)
-    matches = sum(a == b for a, b in zip(decoded, truth))
-    return matches / len(truth), matches == len(truth)
+    decoded = _decoded(spec, drawing, overlay)
+    truth = spec.fidelity.cell_labels(state)  # type: ignore[union-attr]
+    share = _share(decoded, truth)
+    return share, share == 1.0
 
 
 def _grid_share(spec: FamilySpec, drawing: Image.Image, state: Any) -> float:
@@ -191,7 +234,8 @@ def _grid_share(spec: FamilySpec, drawing: Image.Image, state: Any) -> float:
 
 @dataclass(frozen=True, slots=True)
 class ImageRewardKind:
-    """One way to turn a ``DrawnScore`` into a reward, for drawings made for ``purpose``."""
+    """One way to turn a ``DrawnScore`` into a reward, for drawings made for ``purpose`` (purposes
+    separated by spaces, or ``any``)."""
 
     name: str
     function: Callable[[DrawnScore], float]
@@ -205,7 +249,7 @@ class ImageRewardKind:
 _KINDS: dict[str, ImageRewardKind] = {}
 IMAGE_REWARD_KINDS: Mapping[str, ImageRewardKind] = MappingProxyType(_KINDS)
 """Every image reward kind by name (``image_reward_kind`` registers one)."""
-DEFAULT_KIND: Final = {"next_state": "next_state", "aid": "aid"}
+DEFAULT_KIND: Final = {"next_state": "next_state", "drawn_step": "next_state", "aid": "aid"}
 """The kind ``image_rewards`` scores by when none is chosen."""
 
 
@@ -221,12 +265,13 @@ def image_reward_kind(name: str, purpose: str, summary: str) -> Callable[[Callab
     return register
 
 
-@image_reward_kind("next_state", "next_state", "1 when the drawing shows exactly the board the (legal) step leads to")
+@image_reward_kind("next_state", "next_state drawn_step",
+                   "1 when the drawing shows exactly the board the (legal) step leads to")  # fmt: skip
 def next_state(record: DrawnScore) -> float:
     return 1.0 if record.step_legal and record.board_exact else 0.0
 
 
-@image_reward_kind("move", "next_state", "1 when the step is legal and on an optimal solution")
+@image_reward_kind("move", "next_state drawn_step", "1 when the step is legal and on an optimal solution")
 def move(record: DrawnScore) -> float:
     return 1.0 if record.step_optimal else 0.0
 

@@ -18,6 +18,12 @@ column, plus the columns the rewards read.
 board and instructions, the ``step`` tool applies one step and returns the next board and
 the feedback, ``get_reward`` scores the episode's steps with the replay scorer.
 
+``make_image_reward(kind, purpose=...)`` pays the drawings a ``rollout_func`` returns
+(``vgau_data.rewards.images``): ``next_state`` reads the step from the completion text,
+``drawn_step`` (a pure image policy) reads no text and finds the legal step the drawing
+shows, ``aid`` checks a Self-GtA aid. Importing this module loads neither TRL nor Pillow;
+each is imported where it is needed.
+
 Example (a GRPO run; TRL, transformers and torch installed):
     >>> from trl import GRPOConfig, GRPOTrainer  # doctest: +SKIP
     >>> from vgau_data.rewards.trl import conversational_dataset, optimal_reward  # doctest: +SKIP
@@ -160,7 +166,9 @@ def make_image_reward(
     rollout that draws returns its images under ``image_key`` (one per completion: PIL,
     PNG bytes, an array or a tensor). For ``next_state`` the step is the one the completion
     states, in the per-step format (Self-VCoT: the step, then the drawing of the board
-    after it); the row's ``state`` is the board before it. Rows of other tasks get None.
+    after it); for ``drawn_step`` (a pure image policy) no text is read and the legal step
+    the drawing shows is found. The row's ``state`` is the board before it. Rows of other
+    tasks get None.
     """
     from vgau_data.rewards.images import DEFAULT_KIND, IMAGE_REWARD_KINDS, image_rewards
 

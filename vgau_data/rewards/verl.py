@@ -26,7 +26,10 @@ tool, ``compute_score`` scores the steps the tool recorded; with a verl 0.7 inte
 (whose steps never reach the reward worker), ``score`` is the interaction's last turn
 score, and the kinds beside it are those of the response text.
 
-Rewards for drawn images (verl-omni's ``VisualRewardManager``) are ``compute_image_score``.
+Rewards for drawn images (verl-omni's ``VisualRewardManager``) are ``compute_image_score``:
+``extra_info["purpose"]`` is ``next_state`` (with ``extra_info["step"]``), ``drawn_step``
+(a pure image policy: no step stated, the legal step drawn is found) or ``aid``. It imports
+Pillow when first called; the text rewards never do.
 """
 
 from __future__ import annotations
@@ -161,7 +164,9 @@ def compute_image_score(
 
     ``extra_info["purpose"]`` says what the image is: ``"next_state"`` (a Self-VCoT step
     image: ``ground_truth`` is the state before the step and ``extra_info["step"]`` the step
-    the policy took, in the per-step format) or ``"aid"`` (a Self-GtA aid of the state).
+    the policy took, in the per-step format), ``"drawn_step"`` (a pure image policy's next
+    board, no step stated: the legal step it shows is found) or ``"aid"`` (a Self-GtA aid
+    of the state).
     ``solution_image`` is what the manager passes: a uint8 ``(C, H, W)`` tensor (or an
     array, PIL image or PNG bytes). See ``vgau_data.rewards.images`` for the kinds.
     """

@@ -17,6 +17,10 @@ bucket. What it checks:
   into walls and other pieces, unknown words; every reason code is in ``ILLEGAL_CODES``
   and ``first_invalid_step`` is the illegal step's position; a legal step changes the
   state and keeps it valid; some step off the board is ``out_of_bounds``;
+- ``candidate_steps`` (``step_checks``): stable, each legal or carrying a step's reason code,
+  read back through the per-step format, and every legal step of the family's step
+  vocabulary leads where a candidate leads (or to a board drawn the same), brute-forced
+  from each instance's start, the middle of its solution and the palette;
 - ``unique_length``: set exactly when no feasible answer is longer than the optimum;
 - answers, payloads and steps round-trip through their texts (``answer_tag`` around the
   payload); the parsers read hostile texts, junk cut from real answers and non-text
@@ -53,6 +57,7 @@ from vgau_data.seeding import instance_seed, rng_for
 from vgau_data.testing.capability_checks import check_capabilities
 from vgau_data.testing.look import check_look
 from vgau_data.testing.probes import ProbeStart, detour, probe_pool, probe_steps, step_variants, words_of
+from vgau_data.testing.step_checks import check_candidate_steps
 from vgau_data.testing.texts import check_texts
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -128,6 +133,7 @@ def check_family(spec: FamilySpec, *, seed: int = 0, per_bucket: int = 2) -> Non
         )
         guarded(f"{spec.name}: unique_length", _check_unique_length, spec, instances[0], expect)
         guarded(f"{spec.name}: the parsers", check_texts, spec, instances, expect)
+        guarded(f"{spec.name}: the candidate steps", check_candidate_steps, spec, _step_states(spec, instances), expect)
         guarded(f"{spec.name}: the oracle aid", check_look, spec, instances[0].state, instances[0].answer, expect)
         guarded(f"{spec.name}: the capabilities", check_capabilities, spec, instances, expect)
     if failures:
@@ -362,6 +368,17 @@ def _is_puzzle(spec: FamilySpec, state: Any) -> bool:
         return spec.from_json(spec.to_json(state)) == state
     except StateError:
         return False
+
+
+def _step_states(spec: FamilySpec, instances: list[Instance]) -> list[Any]:
+    """Where the candidate steps are brute-forced: each instance's start and the middle of its
+    solution, and the palette states that are puzzles (pieces on the border)."""
+    states = []
+    for instance in instances:
+        states += [instance.state, *instance.trajectory[len(instance.trajectory) // 2 :][:1]]
+    if spec.fidelity is not None:
+        states += [state for state in spec.fidelity.palette_states() if _is_puzzle(spec, state)]
+    return states
 
 
 def _check_unique_length(spec: FamilySpec, instance: Instance, expect: Callable[[object, str], None]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from tests.toy_family.lights.state import OFF, ON, SIZE, LightsState
 from vgau_data.puzzles.base import Cell, Illegal, Replay, replay_steps
@@ -26,6 +27,19 @@ def apply_step(state: LightsState, step: Cell) -> LightsState | Illegal:
         for i, row in enumerate(state.lights)
     ]
     return LightsState(tuple(rows))
+
+
+CELLS: Final = tuple((r, c) for r in range(SIZE) for c in range(SIZE))
+
+
+def candidate_steps(state: LightsState) -> tuple[Cell, ...]:
+    """Every lamp: each press is legal, and none leads where another does.
+
+    Example:
+        >>> len(candidate_steps(LightsState(("...", "...", "..."))))
+        9
+    """
+    return CELLS
 
 
 def is_goal(state: LightsState) -> bool:

@@ -127,7 +127,7 @@ def _step_of(item: Any) -> Step:
     if "from" not in item or "direction" not in item:
         item = {str(k).strip().lower(): v for k, v in item.items()}
     cell, direction = item.get("from"), item.get("direction")
-    if not (isinstance(cell, list) and len(cell) == 2 and all(type(v) is int for v in cell)):
+    if not (isinstance(cell, list) and len(cell) == 2 and type(cell[0]) is int and type(cell[1]) is int):
         raise AnswerError("bad_format", f"'from' must be [r, c], got {cell!r:.40}")
     if direction is None:
         raise AnswerError("bad_format", "step without 'direction'")

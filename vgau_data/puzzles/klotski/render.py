@@ -4,12 +4,13 @@ as a ``TextMark``, and the oracle aid (``AID``: the authors' klotski overlay, da
 from __future__ import annotations
 
 import functools
-from typing import Final
-
-from PIL import Image, ImageDraw
+from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.klotski.state import SHAPES, SIZE, KlotskiState
 from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text, new_board
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 PALETTE: Final = {
     "frame": (150, 138, 122),
@@ -28,6 +29,8 @@ BLOCK_INSET: Final = 5
 
 @functools.cache
 def _background() -> Image.Image:
+    from PIL import ImageDraw
+
     image = new_board(GEOMETRY, PALETTE["frame"])
     x0, y0, _, _ = GEOMETRY.cell_box((0, 0))
     _, _, x1, y1 = GEOMETRY.cell_box((SIZE - 1, SIZE - 1))
@@ -39,6 +42,8 @@ def _background() -> Image.Image:
 def _sprite(kind: str) -> Image.Image:
     """The block drawn over its whole footprint (cells outside the rounded rectangle
     keep the empty colour, so sprites are pasted without a mask)."""
+    from PIL import Image, ImageDraw
+
     height, width = SHAPES[kind]
     px = GEOMETRY.cell_px
     sprite = Image.new("RGB", (width * px, height * px), PALETTE["empty"])

@@ -1,11 +1,11 @@
-"""One slide of one block, the legal slides, the goal and the replay."""
+"""One slide of one block, the slides to try and the legal ones, the goal and the replay."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Final
 
-from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal, Replay, replay_steps
+from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal, Replay
 from vgau_data.puzzles.klotski.state import (
     _CODES,
     _GOAL_INDEX,
@@ -55,27 +55,34 @@ def apply_step(state: KlotskiState, step: Step) -> KlotskiState | Illegal:
         >>> apply_step(EXAMPLE, ((3, 3), "down"))
         Illegal(code='no_block_at', step_index=0)
     """
-    (r, c), direction = step
-    if not (0 <= r < SIZE and 0 <= c < SIZE):
-        return Illegal("no_block_at", 0)
-    cells = state.cells
-    index = r * SIZE + c
-    code = cells[index]
-    if code not in _KIND_OF_TOP_LEFT:
-        return Illegal("no_block_at", 0)
-    if direction not in DELTAS:
-        return Illegal("unknown_action", 0)
-    move = _STEP_TABLE[code, index, direction]
-    if move is None:
-        return Illegal("out_of_bounds", 0)
-    entering, writes = move
-    for i in entering:
-        if cells[i] != ".":
-            return Illegal("blocked", 0)
-    chars = list(cells)
+    writes = _slide(state.cells, step)
+    if isinstance(writes, str):
+        return Illegal(writes, 0)
+    chars = list(state.cells)
     for i, char in writes:
         chars[i] = char
     return KlotskiState("".join(chars))
+
+
+def _slide(cells: str | list[str], step: Step) -> tuple[tuple[int, str], ...] | str:
+    """The ``(index, code)`` writes that perform ``step`` on ``cells``, or the reason code it is illegal."""
+    (r, c), direction = step
+    if not (0 <= r < SIZE and 0 <= c < SIZE):
+        return "no_block_at"
+    index = r * SIZE + c
+    code = cells[index]
+    if code not in _KIND_OF_TOP_LEFT:
+        return "no_block_at"
+    if direction not in DELTAS:
+        return "unknown_action"
+    move = _STEP_TABLE[code, index, direction]
+    if move is None:
+        return "out_of_bounds"
+    entering, writes = move
+    for i in entering:
+        if cells[i] != ".":
+            return "blocked"
+    return writes
 
 
 def is_goal(state: KlotskiState) -> bool:
@@ -83,19 +90,26 @@ def is_goal(state: KlotskiState) -> bool:
     return state.cells[_GOAL_INDEX] == "A"
 
 
+def candidate_steps(state: KlotskiState) -> tuple[Step, ...]:
+    """Each block, named by its top-left cell, one cell in each direction: every slide there is.
+
+    In block order (kind, row, column), then direction order.
+
+    Example:
+        >>> from vgau_data.puzzles.klotski.state import EXAMPLE
+        >>> candidate_steps(EXAMPLE)[:2]
+        (((3, 2), 'up'), ((3, 2), 'down'))
+    """
+    return tuple(((block.row, block.col), direction) for block in state.blocks for direction in DIRECTIONS)
+
+
 def legal_steps(state: KlotskiState) -> list[Step]:
-    """Every legal step, in block order (kind, row, column) then direction order."""
-    steps: list[Step] = []
-    for block in state.blocks:
-        for direction in DIRECTIONS:
-            step = ((block.row, block.col), direction)
-            if not isinstance(apply_step(state, step), Illegal):
-                steps.append(step)
-    return steps
+    """Every legal step, in the order of ``candidate_steps``."""
+    return [step for step in candidate_steps(state) if not isinstance(apply_step(state, step), Illegal)]
 
 
 def replay(state: KlotskiState, answer: Sequence[Step]) -> Replay:
-    """Play ``answer`` on ``state``; stop at the first illegal step.
+    """Play ``answer`` on ``state``; stop at the first illegal step (``apply_step``'s slides, on one list of codes).
 
     Example:
         >>> from vgau_data.puzzles.klotski.state import EXAMPLE
@@ -104,4 +118,14 @@ def replay(state: KlotskiState, answer: Sequence[Step]) -> Replay:
         >>> replay(EXAMPLE, []).error
         'not_solved'
     """
-    return replay_steps(state, answer, apply_step, is_goal)
+    chars = list(state.cells)
+    n = len(answer)
+    for index, step in enumerate(answer):
+        writes = _slide(chars, step)
+        if isinstance(writes, str):
+            return Replay(False, n, writes, index)
+        for i, char in writes:
+            chars[i] = char
+    if chars[_GOAL_INDEX] != "A":
+        return Replay(False, n, "not_solved", n)
+    return Replay(True, n)

@@ -109,12 +109,44 @@ def from_json(text: str) -> KlotskiState:
     return _checked(chars)
 
 
+def _placements() -> dict[tuple[str, int, int, int, int], tuple[tuple[int, str], ...]]:
+    """``(kind, row, col, height, width)`` of every block on the board -> its cells' indices and codes."""
+    table = {}
+    for kind, (height, width) in SHAPES.items():
+        for row in range(SIZE - height + 1):
+            for col in range(SIZE - width + 1):
+                cells = [r * SIZE + c for r in range(row, row + height) for c in range(col, col + width)]
+                table[kind, row, col, height, width] = tuple(zip(cells, _CODES[kind]))
+    return table
+
+
+_PLACEMENTS: Final = _placements()
+
+
 def _place(chars: list[str], block: object, number: int) -> None:
+    if type(block) is dict and len(block) == 5:  # fast path: a well-formed block on free cells
+        kind, row, col = block.get("kind"), block.get("row"), block.get("col")
+        height, width = block.get("height"), block.get("width")
+        if type(kind) is str and type(row) is int and type(col) is int and type(height) is int and type(width) is int:
+            cells = _PLACEMENTS.get((kind, row, col, height, width), ())
+            for index, _ in cells:
+                if chars[index] != ".":
+                    break
+            else:
+                if cells:
+                    for index, code in cells:
+                        chars[index] = code
+                    return
+    _place_checked(chars, block, number)
+
+
+def _place_checked(chars: list[str], block: object, number: int) -> None:
+    """Place ``block`` or raise the ``StateError`` that names what is wrong with it."""
     fields = ("col", "height", "kind", "row", "width")
     if not isinstance(block, dict) or sorted(block) != list(fields):
         raise StateError(f"klotski block {number} must be an object with keys {list(fields)}, got {block!r:.80}")
     kind = block["kind"]
-    if kind not in SHAPES:
+    if not isinstance(kind, str) or kind not in SHAPES:  # a list or an object is no kind (and no dict key)
         raise StateError(f"klotski block {number}: kind must be one of {list(KINDS)}, got {kind!r:.40}")
     for name in ("row", "col", "height", "width"):
         if type(block[name]) is not int:

@@ -4,13 +4,14 @@ and its oracle aid (``AID``: the authors' maze overlay)."""
 from __future__ import annotations
 
 import functools
-from typing import Final
-
-from PIL import Image, ImageDraw
+from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.grids import GEOMETRY, OPEN, WALL, cells_image, open_cells
 from vgau_data.puzzles.maze.state import MazeState
 from vgau_data.rendering import AidStyle, new_board
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 WALL_RGB: Final = (36, 40, 48)
 OPEN_RGB: Final = (244, 240, 230)
@@ -24,6 +25,8 @@ GOAL_WIDTH: Final = 5
 
 def render(state: MazeState) -> Image.Image:
     """The board: dark walls, off-white open cells, blue agent square, green hollow goal."""
+    from PIL import ImageDraw
+
     image = _background(state.grid).copy()
     draw = ImageDraw.Draw(image)
     draw.rectangle(GEOMETRY.cell_box(state.goal, GOAL_INSET), outline=GOAL_RGB, width=GOAL_WIDTH)

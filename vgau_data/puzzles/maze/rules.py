@@ -1,10 +1,10 @@
-"""One move of the agent, the goal, and the scorer's fast replay."""
+"""One move of the agent, the moves to try, the goal, and the scorer's fast replay."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vgau_data.puzzles.base import DELTAS, Direction, Illegal, Replay
+from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Direction, Illegal, Replay
 from vgau_data.puzzles.grids import WALL
 from vgau_data.puzzles.maze.state import MazeState
 
@@ -26,6 +26,11 @@ def apply_step(state: MazeState, step: Direction) -> MazeState | Illegal:
     if state.grid[r][c] == WALL:
         return Illegal("wall", 0)
     return MazeState(state.grid, (r, c), state.goal)
+
+
+def candidate_steps(state: MazeState) -> tuple[Direction, ...]:
+    """The four directions: every move there is (``apply_step`` says which are walls)."""
+    return DIRECTIONS
 
 
 def is_goal(state: MazeState) -> bool:

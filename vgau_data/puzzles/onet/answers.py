@@ -26,6 +26,8 @@ _PARENS_TO_BRACKETS: Final = str.maketrans("()", "[]")
 
 
 def _cell(value: Any) -> Cell:
+    if type(value) is list and len(value) == 2 and type(value[0]) is int and type(value[1]) is int:  # fast path
+        return (value[0], value[1])
     if (
         not isinstance(value, list)
         or len(value) != 2

@@ -11,13 +11,15 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
-from PIL import Image, ImageChops, ImageDraw
 
 from vgau_data.puzzles.onet.state import SIZE, OnetState
 from vgau_data.rendering import AidStyle, BoardGeometry, new_board
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=88)
 BACKGROUND: Final = (236, 232, 220)
@@ -35,6 +37,8 @@ class _Pen:
     """Draws on a supersampled tile in a 0-100 coordinate frame."""
 
     def __init__(self, image: Image.Image) -> None:
+        from PIL import ImageDraw
+
         self.image = image
         self.draw = ImageDraw.Draw(image)
         self.k = image.size[0] / 100.0
@@ -231,6 +235,8 @@ def _pear(p: _Pen) -> None:
 
 
 def _pineapple(p: _Pen) -> None:
+    from PIL import Image, ImageChops
+
     crown = (44, 140, 62)
     for x1 in (30, 40, 50, 60, 70):
         p.polygon([(44, 40), (56, 40), (x1, 6 + abs(x1 - 50) * 0.5)], crown)
@@ -296,6 +302,8 @@ FRUIT_DRAWINGS: Final[dict[str, Callable[[_Pen], None]]] = {
 @functools.cache
 def _sprite(fruit: str) -> Image.Image:
     """The tile of one fruit, ``cell_px - 2 * TILE_INSET`` square, drawn once."""
+    from PIL import Image, ImageDraw
+
     side = GEOMETRY.cell_px - 2 * TILE_INSET
     big = side * _SUPERSAMPLE
     image = Image.new("RGB", (big, big), BACKGROUND)

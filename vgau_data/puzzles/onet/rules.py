@@ -1,4 +1,4 @@
-"""Which pairs connect (at most two turns, inside the board), one removal, the goal and the fast replay."""
+"""Which pairs connect (at most two turns, inside the board), one removal, the removals to try, the goal and the fast replay."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ def _cells_mask(top: int, bottom: int, left: int, right: int) -> int:
 
 
 _ROW_SEGMENTS: Final = tuple(
-    tuple(tuple(_cells_mask(r, r, a, b) for b in range(SIZE)) for a in range(SIZE)) for r in range(SIZE)
+    tuple(tuple(_cells_mask(r, r, min(a, b), max(a, b)) for b in range(SIZE)) for a in range(SIZE)) for r in range(SIZE)
 )
-"""``_ROW_SEGMENTS[r][a][b]``: cells ``a..b`` (a <= b) of row ``r``."""
+"""``_ROW_SEGMENTS[r][a][b]``: cells ``a..b`` of row ``r`` (either way round)."""
 _COLUMN_SEGMENTS: Final = tuple(
-    tuple(tuple(_cells_mask(a, b, c, c) for b in range(SIZE)) for a in range(SIZE)) for c in range(SIZE)
+    tuple(tuple(_cells_mask(min(a, b), max(a, b), c, c) for b in range(SIZE)) for a in range(SIZE)) for c in range(SIZE)
 )
-"""``_COLUMN_SEGMENTS[c][a][b]``: cells ``a..b`` (a <= b) of column ``c``."""
+"""``_COLUMN_SEGMENTS[c][a][b]``: cells ``a..b`` of column ``c`` (either way round)."""
 
 
 def _span(r0: int, c0: int, r1: int, c1: int) -> int:
@@ -40,9 +40,9 @@ def _span(r0: int, c0: int, r1: int, c1: int) -> int:
         True
     """
     if r0 == r1:
-        return _ROW_SEGMENTS[r0][min(c0, c1)][max(c0, c1)]
+        return _ROW_SEGMENTS[r0][c0][c1]
     if c0 == c1:
-        return _COLUMN_SEGMENTS[c0][min(r0, r1)][max(r0, r1)]
+        return _COLUMN_SEGMENTS[c0][r0][r1]
     return _cells_mask(min(r0, r1), max(r0, r1), min(c0, c1), max(c0, c1))
 
 
@@ -51,13 +51,15 @@ def _routes(i: int, j: int) -> tuple[int, ...]:
 
     A route with at most two turns is vertical-horizontal-vertical through some row ``k``
     or horizontal-vertical-horizontal through some column ``k`` (segments may be empty),
-    so 12 masks cover all of them. Masks include both end cells.
+    so 12 masks cover all of them. Masks include both end cells; fewest cells first.
     """
     (ar, ac), (br, bc) = divmod(i, SIZE), divmod(j, SIZE)
+    down_a, down_b = _COLUMN_SEGMENTS[ac], _COLUMN_SEGMENTS[bc]
+    across_a, across_b = _ROW_SEGMENTS[ar], _ROW_SEGMENTS[br]
     masks = set()
     for k in range(SIZE):
-        masks.add(_span(ar, ac, k, ac) | _span(k, ac, k, bc) | _span(k, bc, br, bc))
-        masks.add(_span(ar, ac, ar, k) | _span(ar, k, br, k) | _span(br, k, br, bc))
+        masks.add(down_a[ar][k] | _ROW_SEGMENTS[k][ac][bc] | down_b[k][br])
+        masks.add(across_a[ac][k] | _COLUMN_SEGMENTS[k][ar][br] | across_b[k][bc])
     return tuple(sorted(masks, key=lambda m: (m.bit_count(), m)))
 
 
@@ -68,8 +70,8 @@ _ROUTE_TABLE: Final[list[tuple[int, ...] | None]] = [None] * (SIZE * SIZE) ** 2
 def _connectable(occupied: int, i: int, j: int) -> bool:
     """Tiles at cells ``i`` and ``j`` are joined by a <=2-turn route of empty cells."""
     routes = _ROUTE_TABLE[i * SIZE * SIZE + j]
-    if routes is None:
-        routes = _ROUTE_TABLE[i * SIZE * SIZE + j] = _routes(i, j)
+    if routes is None:  # a route between i and j is one between j and i
+        routes = _ROUTE_TABLE[i * SIZE * SIZE + j] = _ROUTE_TABLE[j * SIZE * SIZE + i] = _routes(i, j)
     others = occupied & ~(_BITS[i] | _BITS[j])
     for route in routes:
         if not others & route:
@@ -128,6 +130,23 @@ def apply_step(state: OnetState, step: Step) -> OnetState | Illegal:
         return Illegal(code, 0)
     flat[i] = flat[j] = None
     return OnetState(tuple(tuple(flat[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)))
+
+
+def candidate_steps(state: OnetState) -> tuple[Step, ...]:
+    """Each pair of equal fruit, by fruit name, connectable or not: every fruit appears exactly
+    twice, so these are all the removals there are.
+
+    Example:
+        >>> from vgau_data.puzzles.onet.state import from_ascii
+        >>> candidate_steps(from_ascii(["B.A..A", "B.....", *["......"] * 4]))
+        (((0, 2), (0, 5)), ((0, 0), (1, 0)))
+    """
+    cells: dict[str, list[tuple[int, int]]] = {}
+    for r, row in enumerate(state.board):
+        for c, fruit in enumerate(row):
+            if fruit is not None:
+                cells.setdefault(fruit, []).append((r, c))
+    return tuple((pair[0], pair[1]) for _, pair in sorted(cells.items()) if len(pair) == 2)
 
 
 def is_goal(state: OnetState) -> bool:

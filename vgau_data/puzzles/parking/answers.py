@@ -13,6 +13,8 @@ from vgau_data.puzzles.base import AnswerError, canonical_json, parse_direction
 from vgau_data.puzzles.parking.state import Step
 
 ANSWER_TAG: Final = "ANSWER_JSON"
+_CARS: Final = {form: letter for letter in map(chr, range(ord("A"), ord("Z") + 1)) for form in (letter, letter.lower())}
+"""A car id as answers write it -> the id."""
 
 
 def parse_answer(text: str) -> tuple[Step, ...]:
@@ -35,6 +37,11 @@ def parse_answer(text: str) -> tuple[Step, ...]:
 
 def _step_of(item: object) -> Step:
     """One ``{"car": id, "direction": d}`` object as a step (keys case-insensitive)."""
+    if type(item) is dict and len(item) == 2:  # fast path: the two keys as the format writes them
+        car, direction = item.get("car"), item.get("direction")
+        car = _CARS.get(car) if type(car) is str else None
+        if car is not None and type(direction) is str:
+            return (car, parse_direction(direction))
     if not isinstance(item, dict):
         raise AnswerError("bad_format", 'every step must be an object {"car": ..., "direction": ...}')
     fields = {str(key).strip().lower(): field for key, field in item.items()}

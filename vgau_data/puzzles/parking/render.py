@@ -9,12 +9,13 @@ board geometry that the oracle aids and image decoders share, the vehicles' ids 
 from __future__ import annotations
 
 import functools
-from typing import Final
-
-from PIL import Image, ImageDraw
+from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.parking.state import ParkingState, Vehicle
 from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 SIZE: Final = 8
 GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=64, margin_right=56)
@@ -68,6 +69,8 @@ def _shade(rgb: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
 @functools.cache
 def _background(exit_row: int) -> Image.Image:
     """The lot: dark walls around the board, an opening with an arrow at the exit."""
+    from PIL import Image, ImageDraw
+
     image = Image.new("RGB", GEOMETRY.size, FRAME_RGB)
     draw = ImageDraw.Draw(image)
     left, top = GEOMETRY.margin_left, GEOMETRY.margin_top
@@ -95,6 +98,8 @@ def _background(exit_row: int) -> Image.Image:
 @functools.cache
 def _sprite(vid: str, orientation: str, length: int) -> tuple[Image.Image, Image.Image]:
     """A vehicle as an RGB image and its mask: a rounded bar with its letter on it."""
+    from PIL import Image, ImageDraw
+
     width, height = (length * _CELL, _CELL) if orientation == "h" else (_CELL, length * _CELL)
     colour = PALETTE[vid]
     sprite = Image.new("RGB", (width, height), colour)

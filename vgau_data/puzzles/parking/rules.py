@@ -1,4 +1,4 @@
-"""One slide of one vehicle, the goal, and the scorer's fast replay."""
+"""One slide of one vehicle, the slides to try, the goal, and the scorer's fast replay."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Final
 
 from vgau_data.puzzles.base import Illegal, Replay
 from vgau_data.puzzles.parking.search import SIZE
-from vgau_data.puzzles.parking.state import RED, Orientation, ParkingState, Step, Vehicle
+from vgau_data.puzzles.parking.state import _COLUMNS, _RUNS, RED, Orientation, ParkingState, Step, Vehicle
 
 _AXIS: Final[dict[str, tuple[Orientation, int]]] = {
     "left": ("h", -1),
@@ -55,6 +55,21 @@ def apply_step(state: ParkingState, step: Step) -> ParkingState | Illegal:
     return ParkingState(state.exit_row, vehicles[:index] + (moved,) + vehicles[index + 1 :], state.size)
 
 
+def candidate_steps(state: ParkingState) -> tuple[Step, ...]:
+    """Each vehicle one cell either way along its axis, in id order: every slide there is.
+
+    Example:
+        >>> from vgau_data.puzzles.parking.state import from_ascii
+        >>> candidate_steps(from_ascii(["RR......>"] + ["........"] * 7))
+        (('R', 'left'), ('R', 'right'))
+    """
+    return tuple(
+        (v.id, direction)
+        for v in state.vehicles
+        for direction in (("left", "right") if v.orientation == "h" else ("up", "down"))
+    )
+
+
 def is_goal(state: ParkingState) -> bool:
     """``R``'s rightmost cell is on the last column (it is always on the exit row)."""
     red = next(v for v in state.vehicles if v.id == RED)
@@ -79,8 +94,7 @@ def replay(state: ParkingState, answer: Sequence[Step]) -> Replay:
     for v in state.vehicles:
         fixed, offset = (v.row, v.col) if v.orientation == "h" else (v.col, v.row)
         cars[v.id] = [v.orientation, v.length, fixed, offset]
-        for r, c in v.cells:
-            occupied |= 1 << (r * SIZE + c)
+        occupied |= (_RUNS[v.length] if v.orientation == "h" else _COLUMNS[v.length]) << (v.row * SIZE + v.col)
     n = len(answer)
     for index, step in enumerate(answer):
         try:

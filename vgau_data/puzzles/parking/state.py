@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -120,7 +121,7 @@ def from_json(text: str) -> ParkingState:
             raise StateError(f"parking vehicle {vid!r:.10} orientation must be 'h' or 'v', got {orientation!r:.20}")
         if type(row) is not int or type(col) is not int or type(length) is not int:  # the common case, fast
             row, col, length = _int(row, "vehicle row"), _int(col, "vehicle col"), _int(length, "vehicle length")
-        vehicles.append(Vehicle(vid, row, col, length, orientation))
+        vehicles.append(_vehicle(vid, row, col, length, orientation))
     vehicles.sort(key=_vehicle_id)
     return _checked(ParkingState(exit_row, tuple(vehicles)))
 
@@ -130,6 +131,12 @@ _RUNS: Final = tuple((1 << n) - 1 for n in range(4))
 """``_RUNS[n]``: the bits of ``n`` cells side by side in a row, from bit 0."""
 _COLUMNS: Final = tuple(sum(1 << (SIZE * k) for k in range(n)) for n in range(4))
 """``_COLUMNS[n]``: the bits of ``n`` cells one above the other, from bit 0."""
+
+
+@functools.lru_cache(maxsize=8192)
+def _vehicle(vid: str, row: int, col: int, length: int, orientation: Orientation) -> Vehicle:
+    """One ``Vehicle`` per placement, shared (they are frozen): a board's vehicles are built on every parse."""
+    return Vehicle(vid, row, col, length, orientation)
 
 
 def _vehicle_id(vehicle: Vehicle) -> str:

@@ -17,10 +17,9 @@ roads by definition and are not sampled.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
 from vgau_data.errors import PaperDataError
 from vgau_data.puzzles.paper_records import (
@@ -40,6 +39,9 @@ from vgau_data.puzzles.paper_records import (
 from vgau_data.puzzles.path.rules import route
 from vgau_data.puzzles.path.state import PathState
 from vgau_data.types import Cell
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 MIN_CELL_PX: Final = 4
 SAMPLE_OFFSETS: Final = (0.3, 0.4, 0.5, 0.6, 0.7)
@@ -134,6 +136,8 @@ def draw_their_board(
     rows: Sequence[str], start: Sequence[int], goal: Sequence[int], labels: Mapping[str, Sequence[int]], cell_px: int = 32
 ) -> Image.Image:
     """``rows`` of ``#``/``.`` drawn in the style of their path images (edge-to-edge cells, our own code)."""
+    from PIL import Image, ImageDraw, ImageFont  # Pillow where the family draws, not at import
+
     size = len(rows)
     image = Image.new("RGB", (size * cell_px, size * cell_px), THEIR_ROAD)
     draw = ImageDraw.Draw(image)

@@ -4,15 +4,16 @@ its letters as ``TextMark``s, and its oracle aid (``AID``: the authors' path ove
 from __future__ import annotations
 
 import functools
-from typing import Final
-
-from PIL import Image, ImageDraw
+from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.base import Cell
 from vgau_data.puzzles.grids import cells_image, open_cells
 from vgau_data.puzzles.path.rules import _here
 from vgau_data.puzzles.path.state import ROAD, SIZE, WALL, PathState
 from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, font, new_board
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageDraw
 
 WALL_RGB: Final = (0, 0, 0)
 ROAD_RGB: Final = (210, 210, 210)
@@ -36,6 +37,8 @@ def render(state: PathState) -> Image.Image:
     authors' environment moves the start triangle; on a letter the letter is drawn over
     it, and on the destination it is drawn smaller so the blue triangle shows around it.
     """
+    from PIL import ImageDraw
+
     image = _background(state.grid, state.end, state.labels).copy()
     here = _here(state)
     inset = MARKER_TRIANGLE_INSET if here == state.end else TRIANGLE_INSET
@@ -59,6 +62,8 @@ def _letter(image: Image.Image, cell: Cell, letter: str, colour: tuple[int, int,
 @functools.cache
 def _glyph(letter: str) -> Image.Image:
     """A cell-sized mask of ``letter``, centred, stroked in its own colour (bold)."""
+    from PIL import Image, ImageDraw
+
     mask = Image.new("L", (GEOMETRY.cell_px, GEOMETRY.cell_px), 0)
     half = GEOMETRY.cell_px // 2
     ImageDraw.Draw(mask).text(
@@ -69,6 +74,8 @@ def _glyph(letter: str) -> Image.Image:
 
 @functools.lru_cache(maxsize=256)
 def _background(grid: tuple[str, ...], end: Cell, labels: tuple[tuple[str, Cell], ...]) -> Image.Image:
+    from PIL import ImageDraw
+
     image = new_board(GEOMETRY, FRAME_RGB)
     image.paste(cells_image(grid, {WALL: WALL_RGB, ROAD: ROAD_RGB}), GEOMETRY.cell_box((0, 0))[:2])
     draw = ImageDraw.Draw(image)

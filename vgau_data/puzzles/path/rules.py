@@ -1,4 +1,4 @@
-"""The route and its letters, one marker move, the goal, the scorer's replay, and the marker's walk."""
+"""The route and its letters, one marker move, the moves to try, the goal, the scorer's replay, and the marker's walk."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from vgau_data.puzzles.base import DELTAS, Cell, Illegal, Replay
+from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Cell, Illegal, Replay
 from vgau_data.puzzles.path.state import _LETTER_SET, WALL, PathState, PathStep, _reachable
 
 
@@ -94,6 +94,30 @@ def apply_step(state: PathState, step: PathStep) -> PathState | Illegal:
         return Illegal("wrong_label", 0)
     position = None if there == state.start else there
     return PathState(state.grid, state.start, state.end, state.labels, position, declared)
+
+
+def candidate_steps(state: PathState) -> tuple[PathStep, ...]:
+    """The marker one cell each way, declaring the next on-path letter when it steps onto it.
+
+    Any other declaration a legal move could make (a letter declared early or late, or
+    several at once) leaves the same board, since declarations are not drawn: these four
+    are the moves a player tries.
+
+    Example:
+        >>> from vgau_data.puzzles.path.state import from_ascii
+        >>> candidate_steps(from_ascii(["SA.T"]))[3]
+        PathStep(move='right', hit_labels=('A',))
+    """
+    truth = _truth(state.grid, state.start, state.end, state.labels)
+    letters = truth[0] if truth is not None else ()
+    wanted = letters[len(state.declared)] if len(state.declared) < len(letters) else None
+    target = next((cell for letter, cell in state.labels if letter == wanted), None)
+    r, c = _here(state)
+    steps = []
+    for direction in DIRECTIONS:
+        dr, dc = DELTAS[direction]
+        steps.append(PathStep(direction, (wanted,) if target == (r + dr, c + dc) else ()))  # type: ignore[arg-type]
+    return tuple(steps)
 
 
 def is_goal(state: PathState) -> bool:

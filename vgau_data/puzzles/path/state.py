@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections import deque
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -23,6 +23,7 @@ N_LABELS: Final = 5
 
 WALL: Final = "#"
 ROAD: Final = "."
+_ROAD_BITS: Final = str.maketrans({ROAD: "1", WALL: "0"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,12 +124,11 @@ def _checked(state: PathState) -> PathState:
             raise StateError(f"label {letter} at {list(cell)} shares its cell with start, end or another label")
         used.add(cell)
     grid = state.grid
-    road = [(r, c) for r, row in enumerate(grid) for c, char in enumerate(row) if char == ROAD]
-    edges = sum(
-        (r + 1 < len(grid) and grid[r + 1][c] == ROAD) + (c + 1 < len(grid[0]) and grid[r][c + 1] == ROAD)
-        for r, c in road
-    )
-    if edges != len(road) - 1 or len(_reachable(grid, state.start)) != len(road):
+    masks = [int(row.translate(_ROAD_BITS), 2) for row in grid]  # a bit per road cell
+    road = sum(mask.bit_count() for mask in masks)
+    edges = sum((mask & mask >> 1).bit_count() for mask in masks)  # across
+    edges += sum((upper & lower).bit_count() for upper, lower in itertools.pairwise(masks))  # down
+    if edges != road - 1 or len(_reachable(grid, state.start)) != road:
         raise StateError("the road cells must form a tree (connected, without cycles), so the path is unique")
     return state
 
@@ -138,16 +138,22 @@ def _reachable(grid: tuple[str, ...], source: Cell) -> Mapping[Cell, Cell | None
     """BFS parents of every road cell reachable from ``source`` (read-only: cached, since parsing
     a state and finding its route both walk the road from the start)."""
     rows, cols = len(grid), len(grid[0])
+    flat, around = "".join(grid), _neighbours(rows, cols)
     parent: dict[Cell, Cell | None] = {source: None}
-    queue = deque([source])
-    while queue:
-        r, c = queue.popleft()
-        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            nr, nc = r + dr, c + dc
-            if 0 <= nr < rows and 0 <= nc < cols and grid[nr][nc] == ROAD and (nr, nc) not in parent:
-                parent[(nr, nc)] = (r, c)
-                queue.append((nr, nc))
+    queue = [(source[0] * cols + source[1], source)]
+    for index, cell in queue:  # the list grows as it is read: first in, first out
+        for near, there in around[index]:
+            if flat[near] == ROAD and there not in parent:
+                parent[there] = cell
+                queue.append((near, there))
     return MappingProxyType(parent)
+
+
+@functools.lru_cache(maxsize=8)
+def _neighbours(rows: int, cols: int) -> tuple[tuple[tuple[int, Cell], ...], ...]:
+    """Per flat cell index, its on-board neighbours up, down, left, right as ``(flat index, cell)``."""
+    around = [((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) for r in range(rows) for c in range(cols)]
+    return tuple(tuple((r * cols + c, (r, c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols) for cells in around)
 
 
 def to_ascii(state: PathState) -> list[str]:

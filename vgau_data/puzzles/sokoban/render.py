@@ -5,15 +5,16 @@ and its oracle aid (``AID``: the authors' sokoban overlay, labels on the non-wal
 from __future__ import annotations
 
 import functools
-from typing import Final
-
-from PIL import Image, ImageDraw
+from typing import TYPE_CHECKING, Final
 
 from vgau_data.errors import StateError
 from vgau_data.puzzles.base import Cell
 from vgau_data.puzzles.grids import open_cells
 from vgau_data.puzzles.sokoban.state import SIZE, WALL, SokobanState
 from vgau_data.rendering import AidStyle, BoardGeometry
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageDraw
 
 GEOMETRY: Final = BoardGeometry(rows=SIZE, cols=SIZE, cell_px=52)
 
@@ -40,6 +41,8 @@ _CELL = GEOMETRY.cell_px
 @functools.cache
 def _wall_tile() -> Image.Image:
     """Brick courses 13 px high, bricks 26 px wide, every other course offset by half."""
+    from PIL import Image, ImageDraw
+
     tile = Image.new("RGB", (_CELL, _CELL), MORTAR)
     draw = ImageDraw.Draw(tile)
     course = _CELL // 4
@@ -60,6 +63,8 @@ _GRAINS: Final = ((7, 5), (40, 9), (18, 33), (44, 30), (30, 45), (6, 41), (33, 1
 
 @functools.cache
 def _floor_tile() -> Image.Image:
+    from PIL import Image, ImageDraw
+
     tile = Image.new("RGB", (_CELL, _CELL), SAND)
     draw = ImageDraw.Draw(tile)
     for x, y in _GRAINS:
@@ -76,6 +81,8 @@ def _draw_target(draw: ImageDraw.ImageDraw, x0: int, y0: int) -> None:
 @functools.cache
 def _crate(on_target: bool) -> Image.Image:
     """A wooden crate (frame, boards, X brace) filling the cell but a 4 px sand rim."""
+    from PIL import Image, ImageDraw
+
     fill, dark = (WOOD_ON_TARGET, FRAME_ON_TARGET) if on_target else (WOOD, WOOD_DARK)
     size = _CELL - 8
     crate = Image.new("RGB", (size, size), dark)
@@ -102,6 +109,8 @@ def _draw_person(draw: ImageDraw.ImageDraw, skin: object, shirt: object, trouser
 @functools.cache
 def _player() -> tuple[Image.Image, Image.Image]:
     """The small person as an RGB sprite and its mask (the X of a target shows around it)."""
+    from PIL import Image, ImageDraw
+
     sprite = Image.new("RGB", (_CELL, _CELL), OUTLINE)
     draw = ImageDraw.Draw(sprite)
     _draw_person(draw, SKIN, SHIRT, TROUSERS, OUTLINE)
@@ -113,6 +122,8 @@ def _player() -> tuple[Image.Image, Image.Image]:
 
 @functools.lru_cache(maxsize=128)
 def _background(grid: tuple[str, ...], target: Cell) -> Image.Image:
+    from PIL import Image, ImageDraw
+
     image = Image.new("RGB", GEOMETRY.size, BACKGROUND)
     wall, floor = _wall_tile(), _floor_tile()
     for r, row in enumerate(grid):

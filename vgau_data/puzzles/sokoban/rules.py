@@ -1,10 +1,10 @@
-"""One player move (walks and pushes), the goal, and the scorer's fast replay."""
+"""One player move (walks and pushes), the moves to try, the goal, and the scorer's fast replay."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vgau_data.puzzles.base import DELTAS, Direction, Illegal, Replay
+from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Direction, Illegal, Replay
 from vgau_data.puzzles.sokoban.state import WALL, SokobanState
 
 
@@ -36,6 +36,11 @@ def apply_step(state: SokobanState, step: Direction) -> SokobanState | Illegal:
             return Illegal("box_blocked", 0)
         box = (br, bc)
     return SokobanState(grid, (r, c), box, state.target)
+
+
+def candidate_steps(state: SokobanState) -> tuple[Direction, ...]:
+    """The four directions: every player move there is, walks and pushes alike."""
+    return DIRECTIONS
 
 
 def is_goal(state: SokobanState) -> bool:
