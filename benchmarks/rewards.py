@@ -20,7 +20,9 @@ counted; the server figures are wall time):
     - the same without the optimum (``score`` solves it when an answer is feasible: OpenRLHF
       labels that are the state alone), cold, and the ``progress`` kind, cold;
     - ``vgau-data serve-reward`` on loopback: requests and answers per second for
-      OpenRLHF-sized requests (1 and 64 samples), 4 client threads, keep-alive.
+      OpenRLHF-sized requests (1 and 64 samples), 4 client threads, keep-alive; each label
+      carries its optimum (``{"ground_truth", "family", "optimal_length"}``), as the cold
+      figures, so the server scores and never solves.
 Target: >= 20,000 answers/s per core cold (oracle answers, mixed families).
 """
 
@@ -109,7 +111,8 @@ def server_rates(pairs: list[tuple[str, str, str, int]], batch: int, *, threads:
     host, port = server.server_address[:2]
     chunk = pairs[:batch]
     body = json.dumps({"query": [PROMPT + answer for _, answer, _, _ in chunk], "prompts": [PROMPT] * len(chunk),
-                       "labels": [state for _, _, state, _ in chunk]}).encode()  # fmt: skip
+                       "labels": [{"ground_truth": state, "family": family, "optimal_length": optimum}
+                                  for family, _, state, optimum in chunk]}).encode()  # fmt: skip
     deadline = time.perf_counter() + seconds
 
     def client(_: int) -> int:
