@@ -63,26 +63,50 @@ def to_doc(family: str, state: Any, solution: Any, difficulty: str) -> dict[str,
     level = THEIR_DIFFICULTY[difficulty]
     answer = list(solution.answer)
     if family == "maze":
-        return {"difficulty": level, "start": list(state.start), "goal": list(state.goal),
-                "walkable": cells(state.grid, "."), "steps": json.dumps(answer)}
+        return {
+            "difficulty": level,
+            "start": list(state.start),
+            "goal": list(state.goal),
+            "walkable": cells(state.grid, "."),
+            "steps": json.dumps(answer),
+        }
     if family == "sokoban":
-        return {"difficulty": level, "player_start": list(state.player), "box_start": list(state.box),
-                "target": list(state.target), "walls": cells(state.grid, "#"), "solution": json.dumps(answer),
-                "optimal_steps": solution.optimal_length}
+        return {
+            "difficulty": level,
+            "player_start": list(state.player),
+            "box_start": list(state.box),
+            "target": list(state.target),
+            "walls": cells(state.grid, "#"),
+            "solution": json.dumps(answer),
+            "optimal_steps": solution.optimal_length,
+        }
     if family == "path":
         route = [list(step) for step in _path_route(state)]
-        return {"difficulty": level, "start": list(state.start), "goal": list(state.end),
-                "labeled_points": {letter: list(cell) for letter, cell in state.labels},
-                "on_path_labels": answer, "answer": ",".join(answer), "answer_path": route,
-                "distance": solution.optimal_length}
+        return {
+            "difficulty": level,
+            "start": list(state.start),
+            "goal": list(state.end),
+            "labeled_points": {letter: list(cell) for letter, cell in state.labels},
+            "on_path_labels": answer,
+            "answer": ",".join(answer),
+            "answer_path": route,
+            "distance": solution.optimal_length,
+        }
     if family == "onet":
         return {"difficulty": level, "grid_size": len(state.board), "board": [list(row) for row in state.board]}
     if family == "parking":
-        cars = [{"id": v.id, "orientation": v.orientation.upper(), "length": v.length, "row": v.row, "col": v.col}
-                for v in state.vehicles]
-        return {"difficulty": level, "grid_size": state.size, "exit_row": state.exit_row + 1, "cars": cars,
-                "optimal_steps": solution.optimal_length,
-                "solution": [{"car": car, "direction": d} for car, d in answer]}
+        cars = [
+            {"id": v.id, "orientation": v.orientation.upper(), "length": v.length, "row": v.row, "col": v.col}
+            for v in state.vehicles
+        ]
+        return {
+            "difficulty": level,
+            "grid_size": state.size,
+            "exit_row": state.exit_row + 1,
+            "cars": cars,
+            "optimal_steps": solution.optimal_length,
+            "solution": [{"car": car, "direction": d} for car, d in answer],
+        }
     if family == "klotski":
         kinds = {"target": "T", "vertical": "Vs", "horizontal": "Hs", "single": "Ss"}
         initial: dict[str, Any] = {"Vs": [], "Hs": [], "Ss": []}
@@ -92,8 +116,12 @@ def to_doc(family: str, state: Any, solution: Any, difficulty: str) -> dict[str,
                 initial["T"] = [block.row, block.col]
             else:
                 initial[key].append([block.row, block.col])
-        return {"level": level, "initial_state": initial, "optimal_steps": solution.optimal_length,
-                "solution": [{"from": [r, c], "direction": d.upper()} for (r, c), d in answer]}
+        return {
+            "level": level,
+            "initial_state": initial,
+            "optimal_steps": solution.optimal_length,
+            "solution": [{"from": [r, c], "direction": d.upper()} for (r, c), d in answer],
+        }
     raise ValueError(family)
 
 
@@ -134,8 +162,12 @@ class Theirs:
         memo = self._memo
 
         def parking_remaining(session: Any) -> Any:
-            key = ("parking", session.grid_size, session.exit_row_0,
-                   tuple(sorted((c["id"], c["row"], c["col"], c["length"], c["orientation"]) for c in session.cars)))
+            key = (
+                "parking",
+                session.grid_size,
+                session.exit_row_0,
+                tuple(sorted((c["id"], c["row"], c["col"], c["length"], c["orientation"]) for c in session.cars)),
+            )
             if key not in memo:
                 memo[key] = search(session)
             return memo[key]
@@ -178,18 +210,36 @@ class Theirs:
         if family == "maze":
             adapter = module.MazeStepAdapter()
             session = module.MazeStepSession(
-                doc=doc, base_image=None, current=tuple(doc["start"]),
-                walkable={tuple(c) for c in doc["walkable"]}, use_aux_step_grid=False, label_cells=True,
-                label_start_goal=False, initial_visual=None, gold_steps=adapter._parse_gold_steps(doc),
-                step_cursor=0, executed_steps=0, optimal_steps=adapter.resolve_max_steps(doc, {}))
+                doc=doc,
+                base_image=None,
+                current=tuple(doc["start"]),
+                walkable={tuple(c) for c in doc["walkable"]},
+                use_aux_step_grid=False,
+                label_cells=True,
+                label_start_goal=False,
+                initial_visual=None,
+                gold_steps=adapter._parse_gold_steps(doc),
+                step_cursor=0,
+                executed_steps=0,
+                optimal_steps=adapter.resolve_max_steps(doc, {}),
+            )
         elif family == "sokoban":
             adapter = module.SokobanStepAdapter()
             grid_h, grid_w = adapter._resolve_grid_shape(doc, None)
             session = module.SokobanStepSession(
-                doc=doc, base_image=None, player=tuple(doc["player_start"]), box=tuple(doc["box_start"]),
-                target=tuple(doc["target"]), walls={tuple(c) for c in doc["walls"]}, grid_h=grid_h, grid_w=grid_w,
-                use_aux_step_grid=False, initial_visual=None, optimal_steps=int(doc["optimal_steps"]),
-                executed_steps=0)
+                doc=doc,
+                base_image=None,
+                player=tuple(doc["player_start"]),
+                box=tuple(doc["box_start"]),
+                target=tuple(doc["target"]),
+                walls={tuple(c) for c in doc["walls"]},
+                grid_h=grid_h,
+                grid_w=grid_w,
+                use_aux_step_grid=False,
+                initial_visual=None,
+                optimal_steps=int(doc["optimal_steps"]),
+                executed_steps=0,
+            )
         elif family == "path":
             adapter = module.PathStepAdapter()
             coord_to_labels: dict[tuple[int, int], list[str]] = {}
@@ -197,34 +247,61 @@ class Theirs:
                 coord_to_labels.setdefault(tuple(cell), []).append(letter)
             walkable = {(r, c) for r, row in enumerate(state.grid) for c, ch in enumerate(row) if ch == "."}
             session = module.PathClosestStepSession(
-                doc=doc, base_image=None, current=tuple(doc["start"]), goal=tuple(doc["goal"]), walkable=walkable,
-                grid_size=len(state.grid), optimal_steps=len(doc["answer_path"]) - 1,
-                coord_to_labels=coord_to_labels, gold_labels_order=adapter._parse_gold_labels_order(doc))
+                doc=doc,
+                base_image=None,
+                current=tuple(doc["start"]),
+                goal=tuple(doc["goal"]),
+                walkable=walkable,
+                grid_size=len(state.grid),
+                optimal_steps=len(doc["answer_path"]) - 1,
+                coord_to_labels=coord_to_labels,
+                gold_labels_order=adapter._parse_gold_labels_order(doc),
+            )
             adapter._current_session = session
         elif family == "onet":
             adapter = module.OnetStepAdapter()
             board = self.utils["onet"]._parse_board_grid(doc)
-            session = module.OnetStepSession(doc=doc, base_image=None, board=[list(r) for r in board],
-                                             initial_board=[list(r) for r in board], use_aux_step_grid=False,
-                                             grid_size=6, initial_visual=None)
+            session = module.OnetStepSession(
+                doc=doc,
+                base_image=None,
+                board=[list(r) for r in board],
+                initial_board=[list(r) for r in board],
+                use_aux_step_grid=False,
+                grid_size=6,
+                initial_visual=None,
+            )
         elif family == "parking":
             adapter = module.ParkingStepAdapter()
             cars = self.utils["parking"]._state_from_doc(doc)
             session = module.ParkingExitStepSession(
-                doc=doc, base_image=None, cars=[dict(c) for c in cars], grid_size=int(doc["grid_size"]),
-                exit_row_1based=int(doc["exit_row"]), exit_row_0=int(doc["exit_row"]) - 1, use_aux_step_grid=False,
-                initial_visual=None, optimal_steps=int(doc["optimal_steps"]), executed_steps=0)
+                doc=doc,
+                base_image=None,
+                cars=[dict(c) for c in cars],
+                grid_size=int(doc["grid_size"]),
+                exit_row_1based=int(doc["exit_row"]),
+                exit_row_0=int(doc["exit_row"]) - 1,
+                use_aux_step_grid=False,
+                initial_visual=None,
+                optimal_steps=int(doc["optimal_steps"]),
+                executed_steps=0,
+            )
         else:
             adapter = module.KlotskiStepAdapter()
             session = module.KlotskiStepSession(
-                doc=doc, base_image=None, state=self.utils["klotski"].deserialize_state(doc["initial_state"]),
-                use_aux_step_grid=False, initial_visual=None, optimal_steps=int(doc["optimal_steps"]),
-                executed_steps=0)
+                doc=doc,
+                base_image=None,
+                state=self.utils["klotski"].deserialize_state(doc["initial_state"]),
+                use_aux_step_grid=False,
+                initial_visual=None,
+                optimal_steps=int(doc["optimal_steps"]),
+                executed_steps=0,
+            )
         adapter.initialize_session = lambda doc, visuals, gen_kwargs: session
         return adapter, session
 
-    def episode(self, family: str, doc: dict[str, Any], state: Any, budget: str,
-                replies: list[str], counts: list[str]) -> tuple[bool, int]:
+    def episode(
+        self, family: str, doc: dict[str, Any], state: Any, budget: str, replies: list[str], counts: list[str]
+    ) -> tuple[bool, int]:
         """(solved, accepted moves) of their runner fed ``replies`` (and ``counts`` for the probe)."""
         adapter, _ = self.adapter_and_session(family, doc, state)
         step_replies, count_replies = iter(replies), iter(counts)
@@ -234,9 +311,18 @@ class Theirs:
             return next(count_replies, "") if probe else next(step_replies, "")
 
         run = self.protocol.run_step_protocol_old if budget == "optimal" else self.protocol.run_step_protocol
-        result = run(adapter=adapter, context="", doc=doc, visuals=[], gen_kwargs={}, system_prompt="",
-                     generate_text_with_messages=generate, build_processed_visuals=lambda visuals: [],
-                     final_answer_parser=str, generate_step_image=lambda **kwargs: object())
+        result = run(
+            adapter=adapter,
+            context="",
+            doc=doc,
+            visuals=[],
+            gen_kwargs={},
+            system_prompt="",
+            generate_text_with_messages=generate,
+            build_processed_visuals=lambda visuals: [],
+            final_answer_parser=str,
+            generate_step_image=lambda **kwargs: object(),
+        )
         if result.illegal:
             return False, len(result.moves)
         solved, _ = self.score(family, doc, result.answer)
@@ -288,7 +374,6 @@ def _json_variants(tag: str, payload_obj: Any, wrong: str) -> Iterator[tuple[str
 
 
 def direction_variants(case: Case, rng: random.Random) -> Iterator[tuple[str, str]]:
-    family = FAMILIES[case.family]
     answer = list(case.solution.answer)
     wrong = json.dumps(list(reversed(answer)) + ["up"])
     yield from _json_variants("ANSWER_JSON", answer, wrong)
@@ -315,12 +400,19 @@ def parking_variants(case: Case, rng: random.Random) -> Iterator[tuple[str, str]
         else:
             grouped.append({"car": car, "direction": d, "steps": 1})
     yield "steps_key", "<ANSWER_JSON>" + json.dumps(grouped) + "</ANSWER_JSON>"
-    yield "distance_key", "<ANSWER_JSON>" + json.dumps(
-        [{"car": g["car"], "direction": g["direction"], "distance": g["steps"]} for g in grouped]) + "</ANSWER_JSON>"
+    yield (
+        "distance_key",
+        "<ANSWER_JSON>"
+        + json.dumps([{"car": g["car"], "direction": g["direction"], "distance": g["steps"]} for g in grouped])
+        + "</ANSWER_JSON>",
+    )
     yield "solution_wrapper", "<ANSWER_JSON>" + json.dumps({"solution": moves}) + "</ANSWER_JSON>"
     yield "solution_wrapper_untagged", json.dumps({"solution": moves})
     yield "udlr", "<ANSWER_JSON>" + json.dumps([{"car": c, "direction": d[0]} for c, d in answer]) + "</ANSWER_JSON>"
-    yield "lower_car", "<ANSWER_JSON>" + json.dumps([{"car": c.lower(), "direction": d} for c, d in answer]) + "</ANSWER_JSON>"
+    yield (
+        "lower_car",
+        "<ANSWER_JSON>" + json.dumps([{"car": c.lower(), "direction": d} for c, d in answer]) + "</ANSWER_JSON>",
+    )
     yield "key_case", "<ANSWER_JSON>" + json.dumps([{"Car": c, "Direction": d} for c, d in answer]) + "</ANSWER_JSON>"
     yield "string_items", "<ANSWER_JSON>" + json.dumps([f"{c} {d}" for c, d in answer]) + "</ANSWER_JSON>"
     yield "mixed_items", "<ANSWER_JSON>" + json.dumps(["note", *moves]) + "</ANSWER_JSON>"
@@ -333,9 +425,22 @@ def onet_variants(case: Case, rng: random.Random) -> Iterator[tuple[str, str]]:
     answer = [[list(a), list(b)] for a, b in case.solution.answer]
     wrong = json.dumps([[[0, 0], [0, 0]]])
     yield from _json_variants("answer_json", answer, wrong)
-    yield "tuple_cells", "<answer_json>[" + ", ".join(f"[({a[0]}, {a[1]}), ({b[0]}, {b[1]})]" for a, b in answer) + "]</answer_json>"
-    yield "string_coords", "<answer_json>" + json.dumps([[[str(v) for v in a], [str(v) for v in b]] for a, b in answer]) + "</answer_json>"
-    yield "float_coords", "<answer_json>" + json.dumps([[[float(v) for v in a], [float(v) for v in b]] for a, b in answer]) + "</answer_json>"
+    yield (
+        "tuple_cells",
+        "<answer_json>[" + ", ".join(f"[({a[0]}, {a[1]}), ({b[0]}, {b[1]})]" for a, b in answer) + "]</answer_json>",
+    )
+    yield (
+        "string_coords",
+        "<answer_json>"
+        + json.dumps([[[str(v) for v in a], [str(v) for v in b]] for a, b in answer])
+        + "</answer_json>",
+    )
+    yield (
+        "float_coords",
+        "<answer_json>"
+        + json.dumps([[[float(v) for v in a], [float(v) for v in b]] for a, b in answer])
+        + "</answer_json>",
+    )
     yield "unclosed_at_end", "Removals:\n<answer_json>" + json.dumps(answer)
     yield "reversed_order", "<answer_json>" + json.dumps(list(reversed(answer))) + "</answer_json>"
     yield "swapped_cells", "<answer_json>" + json.dumps([[b, a] for a, b in answer]) + "</answer_json>"
@@ -353,7 +458,12 @@ def path_variants(case: Case, rng: random.Random) -> Iterator[tuple[str, str]]:
     yield "spaces", f"<answer> {', '.join(letters)} </answer>"
     yield "prose_before", f"The route goes from the start to the destination.\n<answer>{joined}</answer>"
     yield "compact", f"<answer>{''.join(letters)}</answer>"
-    yield "and", "<answer>" + (", ".join(letters[:-1]) + " and " + letters[-1] if len(letters) > 1 else letters[0]) + "</answer>"
+    yield (
+        "and",
+        "<answer>"
+        + (", ".join(letters[:-1]) + " and " + letters[-1] if len(letters) > 1 else letters[0])
+        + "</answer>",
+    )
     yield "arrows", "<answer>" + " -> ".join(letters) + "</answer>"
     yield "semicolons", "<answer>" + "; ".join(letters) + "</answer>"
     yield "lowercase", f"<answer>{joined.lower()}</answer>"
@@ -393,10 +503,19 @@ def klotski_variants(case: Case, rng: random.Random) -> Iterator[tuple[str, str]
     yield "wrong_then_right", f"{wrong}\nActually:\n{body}"
     yield "right_then_wrong", f"{body}\nOr maybe:\n{wrong}"
     yield "nested", json.dumps({"answer": {"solution": moves}})
-    yield "lower_direction", json.dumps({"solution": [{"from": m["from"], "direction": m["direction"].lower()} for m in moves]})
+    yield (
+        "lower_direction",
+        json.dumps({"solution": [{"from": m["from"], "direction": m["direction"].lower()} for m in moves]}),
+    )
     yield "udlr", json.dumps({"solution": [{"from": m["from"], "direction": m["direction"][0]} for m in moves]})
-    yield "string_from", json.dumps({"solution": [{"from": [str(v) for v in m["from"]], "direction": m["direction"]} for m in moves]})
-    yield "float_from", json.dumps({"solution": [{"from": [float(v) for v in m["from"]], "direction": m["direction"]} for m in moves]})
+    yield (
+        "string_from",
+        json.dumps({"solution": [{"from": [str(v) for v in m["from"]], "direction": m["direction"]} for m in moves]}),
+    )
+    yield (
+        "float_from",
+        json.dumps({"solution": [{"from": [float(v) for v in m["from"]], "direction": m["direction"]} for m in moves]}),
+    )
     yield "single_quotes", body.replace('"', "'")
     yield "trailing_comma", body[:-2] + ",]}"
     yield "brace_less", ", ".join(f'"from": {m["from"]}, "direction": "{m["direction"]}"' for m in moves)
@@ -411,13 +530,15 @@ def klotski_variants(case: Case, rng: random.Random) -> Iterator[tuple[str, str]
 
 def _shared_variants(case: Case, rng: random.Random) -> Iterator[tuple[str, str]]:
     """Suboptimal, illegal, random, empty answers in the family's canonical format."""
-    family = FAMILIES[case.family]
-    state = case.state
+    family, state = FAMILIES[case.family], case.state
     yield "empty", ""
     yield "whitespace", "  \n "
     yield "prose_only", "I could not solve this puzzle."
     for k in range(3):
-        yield f"random_{k}", family.format_answer(family.random_answer(state, np.random.default_rng(rng.randrange(1 << 30))))
+        yield (
+            f"random_{k}",
+            family.format_answer(family.random_answer(state, np.random.default_rng(rng.randrange(1 << 30)))),
+        )
     detour = _detour(case)
     if detour is not None:
         yield "suboptimal", family.format_answer(detour)
@@ -478,8 +599,12 @@ def _illegal(case: Case) -> tuple[Any, ...] | None:
 
 
 VARIANTS: dict[str, Callable[[Case, random.Random], Iterator[tuple[str, str]]]] = {
-    "maze": direction_variants, "sokoban": direction_variants, "path": path_variants,
-    "onet": onet_variants, "parking": parking_variants, "klotski": klotski_variants,
+    "maze": direction_variants,
+    "sokoban": direction_variants,
+    "path": path_variants,
+    "onet": onet_variants,
+    "parking": parking_variants,
+    "klotski": klotski_variants,
 }
 
 
@@ -499,51 +624,106 @@ def episode_scripts(case: Case) -> Iterator[tuple[str, str, list[str], list[str]
         yield "oracle_zero_one_early", budget, ours, early_zero
         yield "oracle_says_zero_at_once", budget, ours, ["<answer>0</answer>"] * n
         yield "oracle_counts_unreadable", budget, ours, ["three"] * n
-        yield "oracle_counts_then_none_tag", budget, ours, [f"<answer>{n - k}</answer><answer>x</answer>" for k in range(1, n + 1)]
+        yield (
+            "oracle_counts_then_none_tag",
+            budget,
+            ours,
+            [f"<answer>{n - k}</answer><answer>x</answer>" for k in range(1, n + 1)],
+        )
         yield "oracle_prose", budget, [f"Thinking... {reply}" for reply in ours], honest
         yield "first_half_only", budget, ours[: max(1, n // 2)] + ["I am not sure."], honest
         yield "garbage", budget, ["no idea"] * n, honest
         if case.family in ("maze", "sokoban"):
-            yield "mentions_other_direction_first", budget, [
-                f"Not {OPPOSITE[s]}: Next, move one step {s}." for s in steps], honest
+            yield (
+                "mentions_other_direction_first",
+                budget,
+                [f"Not {OPPOSITE[s]}: Next, move one step {s}." for s in steps],
+                honest,
+            )
             yield "udlr_words", budget, [f"Next, move one step {s[0]}." for s in steps], honest
             yield "json_list", budget, [json.dumps([s]) for s in steps], honest
             detour = _detour(case)
             if detour is not None:
-                yield "detour", budget, [family.format_step(s) for s in detour], [
-                    f"<answer>{len(detour) - k}</answer>" for k in range(1, len(detour) + 1)]
+                yield (
+                    "detour",
+                    budget,
+                    [family.format_step(s) for s in detour],
+                    [f"<answer>{len(detour) - k}</answer>" for k in range(1, len(detour) + 1)],
+                )
         if case.family == "path":
-            yield "untagged_json", budget, [json.dumps({"move": s.move, "hit_labels": list(s.hit_labels)}) for s in steps], honest
+            yield (
+                "untagged_json",
+                budget,
+                [json.dumps({"move": s.move, "hit_labels": list(s.hit_labels)}) for s in steps],
+                honest,
+            )
             yield "no_labels_declared", budget, [family.format_step(PathStep(s.move)) for s in steps], honest
-            yield "all_labels_first", budget, [family.format_step(PathStep(steps[0].move, tuple(case.solution.answer)))] + ours[1:], honest
-            yield "labels_twice", budget, [family.format_step(PathStep(s.move, s.hit_labels * 2)) for s in steps], honest
+            yield (
+                "all_labels_first",
+                budget,
+                [family.format_step(PathStep(steps[0].move, tuple(case.solution.answer)))] + ours[1:],
+                honest,
+            )
+            yield (
+                "labels_twice",
+                budget,
+                [family.format_step(PathStep(s.move, s.hit_labels * 2)) for s in steps],
+                honest,
+            )
             yield "single_quotes", budget, [r.replace('"', "'") for r in ours], honest
-            yield "prose_direction", budget, [f"I move {s.move}, hit_labels: {list(s.hit_labels)}" for s in steps], honest
+            yield (
+                "prose_direction",
+                budget,
+                [f"I move {s.move}, hit_labels: {list(s.hit_labels)}" for s in steps],
+                honest,
+            )
             honest_before = [f"<answer>{n - 1 - k}</answer>" for k in range(1, n + 1)]
             yield "zero_before_destination", budget, ours, honest_before
         if case.family in ("onet", "parking", "klotski"):
             yield "untagged", budget, [r.replace("<STEP_JSON>", "").replace("</STEP_JSON>", "") for r in ours], honest
-            yield "in_prose", budget, [f"My move: {r.replace('<STEP_JSON>', '').replace('</STEP_JSON>', '')} ok" for r in ours], honest
+            yield (
+                "in_prose",
+                budget,
+                [f"My move: {r.replace('<STEP_JSON>', '').replace('</STEP_JSON>', '')} ok" for r in ours],
+                honest,
+            )
             yield "single_quotes", budget, [r.replace('"', "'") for r in ours], honest
         if case.family == "parking":
             yield "udlr", budget, [family.format_step((c, d)).replace(f'"{d}"', f'"{d[0]}"') for c, d in steps], honest
             detour = _detour(case)
             if detour is not None:
-                yield "detour", budget, [family.format_step(s) for s in detour], [
-                    f"<answer>{len(detour) - k}</answer>" for k in range(1, len(detour) + 1)]
+                yield (
+                    "detour",
+                    budget,
+                    [family.format_step(s) for s in detour],
+                    [f"<answer>{len(detour) - k}</answer>" for k in range(1, len(detour) + 1)],
+                )
         if case.family == "klotski":
-            yield "string_from", budget, [r.replace("[", '["').replace(",", '","', 1).replace("]", '"]') for r in ours], honest
+            yield (
+                "string_from",
+                budget,
+                [r.replace("[", '["').replace(",", '","', 1).replace("]", '"]') for r in ours],
+                honest,
+            )
 
 
-def our_episode(case: Case, budget: str, replies: list[str], counts: list[str], reader: str = "authors") -> tuple[bool, int]:
+def our_episode(
+    case: Case, budget: str, replies: list[str], counts: list[str], reader: str = "authors"
+) -> tuple[bool, int]:
     """(solved, accepted moves) of our interactive episode read by ``reader``."""
     from vgau_data.runners.backends.base import Completion
     from vgau_data.runners.instances import Instance
     from vgau_data.runners.protocols import ProtocolConfig, make_episode
 
     ref = case.reference
-    instance = Instance(ref["id"], ref["task"], ref["difficulty"], ref["optimal_length"], ref["state"],
-                        image_data=FAMILIES[case.family].render(case.state))
+    instance = Instance(
+        ref["id"],
+        ref["task"],
+        ref["difficulty"],
+        ref["optimal_length"],
+        ref["state"],
+        image_data=FAMILIES[case.family].render(case.state),
+    )
     episode = make_episode(instance, ProtocolConfig(name="oracle_vcot", budget=budget, reader=reader))
     step_replies, count_replies = iter(replies), iter(counts)
     while not episode.done:
@@ -566,9 +746,16 @@ def fixture_cases(folder: Path) -> dict[str, Case]:
         family = FAMILIES[board["family"]]
         state = family.from_json(json.dumps(board["state"]))
         solution = family.solve(state)
-        row = {"id": f"{board['family']}-easy-9999", "task": board["family"], "difficulty": "easy",
-               "optimal_length": solution.optimal_length, "state": family.to_json(state)}
-        cases[name] = Case(board["family"], "easy", state, solution, row, to_doc(board["family"], state, solution, "easy"))
+        row = {
+            "id": f"{board['family']}-easy-9999",
+            "task": board["family"],
+            "difficulty": "easy",
+            "optimal_length": solution.optimal_length,
+            "state": family.to_json(state),
+        }
+        cases[name] = Case(
+            board["family"], "easy", state, solution, row, to_doc(board["family"], state, solution, "easy")
+        )
     return cases
 
 
@@ -581,7 +768,9 @@ def check_fixtures(theirs: Theirs, folder: Path) -> bool:
         case = cases[item["board"]]
         if list(theirs.score(case.family, case.doc, item["text"])) != item["authors"]:
             wrong.append(f"answer {item['board']} {item['class']}: {item['text'][:60]!r}")
-    episodes = [json.loads(line) for line in (folder / "episodes.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    episodes = [
+        json.loads(line) for line in (folder / "episodes.jsonl").read_text(encoding="utf-8").splitlines() if line
+    ]
     for item in episodes:
         case = cases[item["board"]]
         got = theirs.episode(case.family, case.doc, case.state, item["budget"], item["steps"], item["counts"])
@@ -604,10 +793,14 @@ def make_cases(per_bucket: int, seed: int) -> list[Case]:
                 rng = np.random.default_rng([seed, list(FAMILIES).index(name), DIFFICULTIES.index(difficulty), index])
                 state = family.generate(difficulty, rng, family.slot(difficulty, index))
                 solution = family.solve(state)
-                row = {"id": f"{name}-{difficulty}-{index:04d}", "task": name, "difficulty": difficulty,
-                       "optimal_length": solution.optimal_length, "state": family.to_json(state)}
-                cases.append(Case(name, difficulty, state, solution, row,
-                                  to_doc(name, state, solution, difficulty)))
+                row = {
+                    "id": f"{name}-{difficulty}-{index:04d}",
+                    "task": name,
+                    "difficulty": difficulty,
+                    "optimal_length": solution.optimal_length,
+                    "state": family.to_json(state),
+                }
+                cases.append(Case(name, difficulty, state, solution, row, to_doc(name, state, solution, difficulty)))
     return cases
 
 
@@ -620,8 +813,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=0.99)
     parser.add_argument("--show", type=int, default=15, help="disagreements shown per family")
     parser.add_argument("--no-episodes", action="store_true")
-    parser.add_argument("--fixtures", type=Path, default=None,
-                        help="also check the hand-worked fixtures (tests/data/authors_reader) against their code")
+    parser.add_argument(
+        "--fixtures",
+        type=Path,
+        default=None,
+        help="also check the hand-worked fixtures (tests/data/authors_reader) against their code",
+    )
     args = parser.parse_args(argv)
     theirs = Theirs(args.authors)
     if args.fixtures is not None and not check_fixtures(theirs, args.fixtures):
@@ -637,12 +834,16 @@ def main(argv: list[str] | None = None) -> int:
             classes[case.family].add(name)
             solved, optimal = theirs.score(case.family, case.doc, text)
             mine = score_answer(text, case.reference, reader="authors")
-            mine_pair = (mine.feasible, mine.optimal) if case.family not in ("path", "onet") else (mine.feasible, mine.feasible)
+            mine_pair = (
+                (mine.feasible, mine.optimal) if case.family not in ("path", "onet") else (mine.feasible, mine.feasible)
+            )
             answers[case.family]["n"] += 1
             if mine_pair == (solved, optimal):
                 answers[case.family]["agree"] += 1
             else:
-                misses[case.family].append(f"{case.reference['id']} {name}: theirs {(solved, optimal)} ours {mine_pair} | {text[:90]!r}")
+                misses[case.family].append(
+                    f"{case.reference['id']} {name}: theirs {(solved, optimal)} ours {mine_pair} | {text[:90]!r}"
+                )
             default = score_answer(text, case.reference)
             if (default.feasible, default.optimal) != (mine.feasible, mine.optimal):
                 differs[case.family][name] += 1
@@ -661,19 +862,25 @@ def main(argv: list[str] | None = None) -> int:
                 if expected == got:
                     episodes[case.family]["agree"] += 1
                 else:
-                    episode_misses[case.family].append(f"{case.reference['id']} {budget} {name}: theirs {expected} ours {got}")
+                    episode_misses[case.family].append(
+                        f"{case.reference['id']} {budget} {name}: theirs {expected} ours {got}"
+                    )
     worst = 1.0
-    print(f"{'family':<9} {'answers':>8} {'agree':>8} {'classes':>8} {'ours differs':>13} "
-          f"{'episodes':>9} {'solved':>7} {'agree':>8} {'ours differs':>13}")
+    print(
+        f"{'family':<9} {'answers':>8} {'agree':>8} {'classes':>8} {'ours differs':>13} "
+        f"{'episodes':>9} {'solved':>7} {'agree':>8} {'ours differs':>13}"
+    )
     for family in FAMILIES:
         a = answers[family]
         e = episodes[family]
         share = a["agree"] / a["n"] if a["n"] else 0.0
         eshare = e["agree"] / e["n"] if e["n"] else 1.0
         worst = min(worst, share, eshare)
-        print(f"{family:<9} {a['n']:>8} {100 * share:>7.2f}% {len(classes[family]):>8} "
-              f"{100 * sum(differs[family].values()) / max(a['n'], 1):>12.1f}% {e['n']:>9} {e['solved']:>7} "
-              f"{100 * eshare:>7.2f}% {100 * e['differ'] / max(e['n'], 1):>12.1f}%")
+        print(
+            f"{family:<9} {a['n']:>8} {100 * share:>7.2f}% {len(classes[family]):>8} "
+            f"{100 * sum(differs[family].values()) / max(a['n'], 1):>12.1f}% {e['n']:>9} {e['solved']:>7} "
+            f"{100 * eshare:>7.2f}% {100 * e['differ'] / max(e['n'], 1):>12.1f}%"
+        )
     for family in FAMILIES:
         for line in misses[family][: args.show]:
             print(f"  answer  {line}")

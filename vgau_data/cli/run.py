@@ -15,6 +15,7 @@ from vgau_data.cli.args import (
     output_dir,
     positive_float,
     positive_int,
+    reader_choices,
 )
 from vgau_data.runners.protocols.base import GENERATION_CONTEXTS
 
@@ -93,7 +94,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     what.add_argument(
         "--reader",
-        choices=_reader_names(),
+        choices=reader_choices(),
         default="ours",
         help="how replies are read and scored: ours (default, the paper's text) or authors (the authors' released "
         "code: interactive episodes also end where theirs do); a non-default reader suffixes the variant names",
@@ -185,12 +186,6 @@ def _backend_names() -> list[str]:
     from vgau_data.runners.backends import BACKENDS
 
     return list(BACKENDS)
-
-
-def _reader_names() -> list[str]:
-    from vgau_data.readers import reader_names
-
-    return reader_names()
 
 
 def _protocol_names() -> list[str]:

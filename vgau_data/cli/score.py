@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vgau_data import safe_io, safe_json
-from vgau_data.cli.args import output_dir, output_file, positive_int, say
+from vgau_data.cli.args import output_dir, output_file, positive_int, reader_choices, say
 
 if TYPE_CHECKING:
     from vgau_data.metrics.submission import Submission
@@ -50,7 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--plot", action="store_true", help="write a bar chart PNG per protocol (needs matplotlib)")
     parser.add_argument("--plot-dir", type=output_dir, default=None,
                         help="folder for the PNGs (default: next to --out, else '.')")
-    parser.add_argument("--reader", choices=(*_reader_names(), "both"), default="ours",
+    parser.add_argument("--reader", choices=(*reader_choices(), "both"), default="ours",
                         help="how answers are read: ours (default), authors (the authors' code), or both side by side")
     parser.add_argument("--families", nargs="+", default=None, metavar="FAMILY",
                         help="score only these families' rows (the results record the subset)")
@@ -60,12 +60,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="score even if the submission was made on another dataset build (warns)")
     add_limit_flags(parser)
     parser.set_defaults(handler=run)
-
-
-def _reader_names() -> list[str]:
-    from vgau_data.readers import reader_names
-
-    return reader_names()
 
 
 def add_limit_flags(parser: argparse.ArgumentParser) -> None:
@@ -105,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         chosen = references.subset(args.families)
         submission = _without_rows(submission, {row.id for row in references.rows} - set(chosen.ids))
         references = chosen
-    readers = _reader_names() if args.reader == "both" else [args.reader]
+    readers = reader_choices() if args.reader == "both" else [args.reader]
     scored = {}
     for reader in readers:
         details: dict[str, list[list[dict[str, Any]]]] | None = {} if args.details else None
@@ -119,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         say(format_report(model, protocols, meta["warnings"], subset=meta["subset"]))
     else:
         by_reader = {reader: protocol_results(results)[2] for reader, (results, _) in scored.items()}
-        warnings = list(dict.fromkeys(w for results, _ in scored.values() for w in protocol_results(results)[1]["warnings"]))
+        warnings = [w for results, _ in scored.values() for w in protocol_results(results)[1]["warnings"]]
+        warnings = list(dict.fromkeys(warnings))
         say(format_reader_report(model, by_reader, warnings, subset=meta["subset"]))
     for reader, (results, details) in scored.items():
         if args.out:

@@ -141,7 +141,8 @@ def classify(header: Mapping[str, Any], variant: str) -> Condition | None:
         Condition(answerer='Qwen3.5-9B', source=Source(kind='external', name='Qwen-Image-Edit'), paradigm='gta', context='reasoning')
         >>> classify({"model": "qwen", "protocol": {"name": "direct"}}, "direct") is None
         True
-        >>> classify({"model": "qwen", "protocol": {"name": "text_cot", "reader": "authors"}}, "text_cot_authors").answerer
+        >>> header = {"model": "qwen", "protocol": {"name": "text_cot", "reader": "authors"}}
+        >>> classify(header, "text_cot_authors").answerer
         'qwen (authors)'
     """
     protocol = header.get("protocol") or {}

@@ -144,7 +144,10 @@ def difference(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str,
     """
 
     def minus(x: Mapping[str, Any], y: Mapping[str, Any]) -> dict[str, Any]:
-        return {m: y[m] - x[m] for m in METRIC_TITLES if isinstance(x.get(m), (int, float)) and isinstance(y.get(m), (int, float))}
+        def number(value: Any) -> bool:
+            return isinstance(value, (int, float))
+
+        return {m: y[m] - x[m] for m in METRIC_TITLES if number(x.get(m)) and number(y.get(m))}
 
     cells: dict[str, dict[str, Any]] = {}
     for family, levels in first.get("per_family_difficulty", {}).items():

@@ -96,7 +96,8 @@ def _labels_of(raw: Any) -> tuple[str, ...]:
 
 
 def _labels_after_key(text: str) -> str | None:
-    """The text inside the brackets of the first ``hit_labels: [...]`` (``re.search(r"hit_labels\\s*[:=]\\s*\\[(.*?)\\]", ...)``)."""
+    """The text inside the brackets of the first ``hit_labels: [...]``
+    (their ``re.search(r"hit_labels\\s*[:=]\\s*\\[(.*?)\\]", text, re.I | re.S)``)."""
     lowered = lower_aligned(text)
     position = 0
     while (key := lowered.find("hit_labels", position)) >= 0:
