@@ -44,7 +44,7 @@ import numpy as np
 
 from vgau_data.metrics.scoring import score_answer
 from vgau_data.puzzles.base import DIFFICULTIES, DIRECTIONS, Illegal
-from vgau_data.puzzles.path import PathStep
+from vgau_data.puzzles.path.state import PathStep
 from vgau_data.registry import FAMILIES
 
 THEIR_DIFFICULTY = {"easy": "easy", "medium": "middle", "hard": "hard"}
@@ -633,6 +633,10 @@ def episode_scripts(case: Case) -> Iterator[tuple[str, str, list[str], list[str]
         yield "oracle_prose", budget, [f"Thinking... {reply}" for reply in ours], honest
         yield "first_half_only", budget, ours[: max(1, n // 2)] + ["I am not sure."], honest
         yield "garbage", budget, ["no idea"] * n, honest
+        detour = _detour(case)
+        if detour is not None:
+            counts = [f"<answer>{len(detour) - k}</answer>" for k in range(1, len(detour) + 1)]
+            yield "detour", budget, [family.format_step(s) for s in detour], counts
         if case.family in ("maze", "sokoban"):
             yield (
                 "mentions_other_direction_first",
@@ -642,14 +646,6 @@ def episode_scripts(case: Case) -> Iterator[tuple[str, str, list[str], list[str]
             )
             yield "udlr_words", budget, [f"Next, move one step {s[0]}." for s in steps], honest
             yield "json_list", budget, [json.dumps([s]) for s in steps], honest
-            detour = _detour(case)
-            if detour is not None:
-                yield (
-                    "detour",
-                    budget,
-                    [family.format_step(s) for s in detour],
-                    [f"<answer>{len(detour) - k}</answer>" for k in range(1, len(detour) + 1)],
-                )
         if case.family == "path":
             yield (
                 "untagged_json",
@@ -690,14 +686,6 @@ def episode_scripts(case: Case) -> Iterator[tuple[str, str, list[str], list[str]
             yield "single_quotes", budget, [r.replace('"', "'") for r in ours], honest
         if case.family == "parking":
             yield "udlr", budget, [family.format_step((c, d)).replace(f'"{d}"', f'"{d[0]}"') for c, d in steps], honest
-            detour = _detour(case)
-            if detour is not None:
-                yield (
-                    "detour",
-                    budget,
-                    [family.format_step(s) for s in detour],
-                    [f"<answer>{len(detour) - k}</answer>" for k in range(1, len(detour) + 1)],
-                )
         if case.family == "klotski":
             yield (
                 "string_from",

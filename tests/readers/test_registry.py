@@ -9,7 +9,6 @@ from tests.readers.test_fixtures import play
 from vgau_data.errors import VgauError
 from vgau_data.metrics.scoring import make_reference, score_answer, score_batch
 from vgau_data.readers import READERS, ReaderError, env_reader, get_reader, reader_of_variant
-from vgau_data.readers.authors import FAMILY_READERS
 from vgau_data.registry import FAMILIES
 from vgau_data.runners.instances import Instance
 from vgau_data.runners.protocols import ProtocolConfig, ProtocolError
@@ -42,8 +41,13 @@ def test_registry__names_lookup_and_variants(monkeypatch: pytest.MonkeyPatch) ->
     assert env_reader() == "authors"
 
 
-def test_registry__every_family_has_an_authors_reader() -> None:
-    assert set(FAMILY_READERS) == set(FAMILIES)
+def test_registry__every_family_declares_an_authors_reader_and_one_without_is_refused() -> None:
+    import dataclasses
+
+    assert all(spec.authors_reader is not None and spec.authors_reader.family == name for name, spec in FAMILIES.items())
+    bare = dataclasses.replace(FAMILIES["maze"], authors_reader=None)
+    with pytest.raises(ReaderError, match="no reader for family 'maze'"):
+        get_reader("authors").judge(bare, bare.from_json(_instances("maze", 1)[0].state), 1, "x")
 
 
 def test_protocol_config__the_reader_names_the_variant_and_only_a_non_default_one_the_key() -> None:

@@ -1,8 +1,9 @@
 """The ``authors`` reader: answers read, and interactive episodes ended, as the authors' released code does.
 
 It reproduces ``zyb1029/VGAU-Diag`` at ``b250b81`` (the lmms-eval fork behind the paper's
-numbers) family by family: ``authors_<family>`` holds what that family's ``utils.py``
-and ``step_adapter.py`` do, ``authors_common`` what they share and the step runners of
+numbers) family by family: each family's ``puzzles/<family>/authors_reader.py`` (the
+capability ``FamilySpec.authors_reader``) holds what that family's ``utils.py`` and
+``step_adapter.py`` do, ``puzzles/authors_reading.py`` what they share and the step runners of
 ``step_protocol.py``. Illegal moves are judged by our own rules, which agree with theirs
 on every board we build. ``docs/readers.md`` lists every difference from ``ours``.
 """
@@ -10,41 +11,20 @@ on every board we build. ``docs/readers.md`` lists every difference from ``ours`
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from vgau_data.answers import MAX_ANSWER_CHARS
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.readers import (
-    authors_klotski,
-    authors_maze,
-    authors_onet,
-    authors_parking,
-    authors_path,
-    authors_sokoban,
-)
-from vgau_data.readers.authors_common import AuthorsEpisode, AuthorsFamily, judge_answer
+from vgau_data.puzzles.authors_reading import AuthorsEpisode, AuthorsFamily, judge_answer
 from vgau_data.readers.base import Reader, ReaderError, Reading, unread
 
 logger = logging.getLogger(__name__)
 
-FAMILY_READERS: Mapping[str, AuthorsFamily] = MappingProxyType(
-    {
-        module.READER.family: module.READER
-        for module in (authors_maze, authors_sokoban, authors_path, authors_onet, authors_parking, authors_klotski)
-    }
-)
-"""The families the authors' code reads, by name."""
-
-
 def family_reader(family: FamilySpec) -> AuthorsFamily:
-    try:
-        return FAMILY_READERS[family.name]
-    except KeyError:
-        raise ReaderError(
-            f"the authors' code has no reader for family {family.name!r}; use reader 'ours'"
-        ) from None
+    """The family's ``authors_reader`` capability."""
+    if family.authors_reader is None:
+        raise ReaderError(f"the authors' code has no reader for family {family.name!r}; use reader 'ours'")
+    return family.authors_reader
 
 
 def judge(family: FamilySpec, state: Any, optimal_length: int, text: object) -> Reading:

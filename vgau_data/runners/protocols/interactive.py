@@ -22,7 +22,7 @@ A first reply without a readable step answers nothing (scored ``no_answer``).
 
 The reader (``ProtocolConfig.reader``, ``vgau_data.readers``) reads every reply and says
 where the episode ends and what it answers: the above is ``ours``. ``authors`` plays the
-authors' step runners instead (``readers/authors_common.AuthorsEpisode``): both budgets
+authors' step runners instead (``puzzles/authors_reading.AuthorsEpisode``): both budgets
 stop at the optimum, a step that puts the goal out of reach within it ends the episode
 (``off_optimum``), ``fixed`` succeeds only on a 0 said at exactly that step
 (``stopped_early`` / ``stopped_late`` otherwise), and a failed episode answers their

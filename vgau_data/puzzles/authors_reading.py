@@ -1,5 +1,8 @@
 """Pieces every family's ``authors`` reader shares: how the authors' code finds an answer in text.
 
+Each family declares its reader in ``puzzles/<family>/authors_reader.py``
+(``FamilySpec.authors_reader``); this module holds what they share.
+
 The authors' evaluation (``zyb1029/VGAU-Diag`` at ``b250b81``, an lmms-eval fork, read
 per family in ``lmms_eval/tasks/<family>/utils.py`` and ``step_adapter.py`` and in
 ``lmms_eval/models/model_utils/step_protocol.py``) finds answers with regular
@@ -31,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from vgau_data.answers import MAX_PAYLOAD_CHARS, lower_aligned
 from vgau_data.puzzles.base import AnswerError, Replay
-from vgau_data.readers.base import EpisodeRules, Reading, unread
+from vgau_data.puzzles.reading import EpisodeRules, Reading, unread
 
 if TYPE_CHECKING:
     from vgau_data.puzzles.base import FamilySpec
@@ -280,11 +283,26 @@ def read_direction_list(text: str) -> Answer | str:
     return direction_steps(value)
 
 
+def read_move(text: str) -> str | None:
+    """A maze or sokoban step reply: its first direction word, else a JSON list (its first item) or string."""
+    if not text:
+        return None
+    word = first_direction(text)
+    if word is not None:
+        return word
+    ok, value = loads(text.strip().lower())
+    if ok and isinstance(value, list) and value:
+        word = str(value[0]).strip().lower()
+        return word if word in DIRECTIONS else None
+    return value if ok and isinstance(value, str) and value in DIRECTIONS else None
+
+
 # --------------------------------------------------------------------------- episodes
 
 
 class AuthorsFamily:
-    """One family as the authors' code reads it; each ``authors_<family>`` module defines one.
+    """One family as the authors' code reads it: each family's ``authors_reader`` module
+    declares one as ``AUTHORS_READER`` (``FamilySpec.authors_reader``).
 
     ``read_answer(text)`` -> ``Answer`` or the code of a text without one; ``read_step(text)``
     -> one interactive step or None; ``answer_text(steps)`` / ``empty_answer``: what their
@@ -307,6 +325,24 @@ class AuthorsFamily:
 
     def episode(self, family: FamilySpec, state: Any, optimal_length: int, budget: str) -> AuthorsEpisode:
         return AuthorsEpisode(self, family, optimal_length, budget)
+
+
+class DirectionListReader(AuthorsFamily):
+    """Maze and sokoban: a tagged JSON list of moves; a step reply's first direction word."""
+
+    empty_answer = "<ANSWER_JSON>[]</ANSWER_JSON>"
+
+    def __init__(self, family: str) -> None:
+        self.family = family  # type: ignore[misc]
+
+    def read_answer(self, text: str) -> Answer | str:
+        return read_direction_list(text)
+
+    def read_step(self, text: str) -> Any:
+        return read_move(text)
+
+    def answer_text(self, steps: Sequence[Any]) -> str:
+        return f"<ANSWER_JSON>{json.dumps(list(steps))}</ANSWER_JSON>"
 
 
 class AuthorsEpisode(EpisodeRules):

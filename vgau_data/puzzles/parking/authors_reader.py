@@ -12,6 +12,7 @@ Step reply: the last ``<STEP_JSON>...</STEP_JSON>`` content as strict JSON
 in the reply that reads as one. After each step the red car must still reach the exit
 within the optimum. (Their check gives up past 200,000 searched positions and then ends
 the episode too; ours searches to the end, so on boards that large we play on.)
+The capability ``FamilySpec.authors_reader`` (reader ``authors``, ``vgau_data.readers``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vgau_data.readers.authors_common import (
+from vgau_data.puzzles.authors_reading import (
     DIRECTIONS,
     MAX_REPEATS,
     Answer,
@@ -100,4 +101,4 @@ class ParkingReader(AuthorsFamily):
         return f"<ANSWER_JSON>{json.dumps([{'car': car, 'direction': d} for car, d in steps])}</ANSWER_JSON>"
 
 
-READER = ParkingReader()
+AUTHORS_READER = ParkingReader()

@@ -15,6 +15,7 @@ The answer of an episode is the labels the marker actually stepped on, and the e
 takes one step fewer than the path's moves (their ``resolve_max_steps``): it never
 stands on the destination, and under the ``fixed`` budget the model must say 0 one move
 before it.
+The capability ``FamilySpec.authors_reader`` (reader ``authors``, ``vgau_data.readers``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from typing import Any
 
 from vgau_data.answers import lower_aligned
 from vgau_data.puzzles.base import DELTAS, Cell
-from vgau_data.puzzles.path import WALL, PathState, PathStep
-from vgau_data.readers.authors_common import (
+from vgau_data.puzzles.path.state import WALL, PathState, PathStep
+from vgau_data.puzzles.authors_reading import (
     DIRECTIONS,
     Answer,
     AuthorsEpisode,
@@ -215,4 +216,4 @@ class PathReader(AuthorsFamily):
         return PathEpisode(self, family, state, optimal_length, budget)
 
 
-READER = PathReader()
+AUTHORS_READER = PathReader()

@@ -11,6 +11,7 @@ Step reply: the last ``<STEP_JSON>...</STEP_JSON>`` content (or the whole reply)
 pair, else the first pair of the last ``<answer_json>`` list, else the first
 ``[[r1,c1],[r2,c2]]`` written anywhere in the reply. Their onet adapter keeps no
 optimum: a legal removal never ends the episode.
+The capability ``FamilySpec.authors_reader`` (reader ``authors``, ``vgau_data.readers``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vgau_data.puzzles.base import Cell
-from vgau_data.readers.authors_common import (
+from vgau_data.puzzles.authors_reading import (
     Answer,
     AuthorsFamily,
     last_between,
@@ -109,4 +110,4 @@ class OnetReader(AuthorsFamily):
         return f"<answer_json>{json.dumps(payload)}</answer_json>"
 
 
-READER = OnetReader()
+AUTHORS_READER = OnetReader()

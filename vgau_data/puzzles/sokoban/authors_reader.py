@@ -3,16 +3,11 @@
 Final answer: maze's move list; replayed with walls only (their boards have a wall ring);
 solved when the box ends on the target, optimal at ``optimal_steps`` moves. Step reply:
 the first direction word. After each step the box must still reach the target within the
-optimum (a BFS over player and box positions).
+optimum (a BFS over player and box positions). The capability ``FamilySpec.authors_reader``.
 """
 
 from __future__ import annotations
 
-from vgau_data.readers.authors_maze import MazeReader
+from vgau_data.puzzles.authors_reading import DirectionListReader
 
-
-class SokobanReader(MazeReader):
-    family = "sokoban"
-
-
-READER = SokobanReader()
+AUTHORS_READER = DirectionListReader("sokoban")

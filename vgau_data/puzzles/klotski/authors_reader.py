@@ -11,6 +11,7 @@ Step reply: the last ``<STEP_JSON>...</STEP_JSON>`` content (or the whole reply)
 strict-JSON move, where ``"from"`` goes through ``int()`` (``"3"`` passes), else the
 first move of the last ``<answer_json>`` payload. After each step the target must still
 reach the goal within the optimum.
+The capability ``FamilySpec.authors_reader`` (reader ``authors``, ``vgau_data.readers``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vgau_data.puzzles.base import Cell
-from vgau_data.readers.authors_common import (
+from vgau_data.puzzles.authors_reading import (
     Answer,
     AuthorsFamily,
     last_between,
@@ -156,4 +157,4 @@ class KlotskiReader(AuthorsFamily):
         return json.dumps({"solution": moves}, ensure_ascii=False)
 
 
-READER = KlotskiReader()
+AUTHORS_READER = KlotskiReader()
