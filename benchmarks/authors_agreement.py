@@ -773,9 +773,11 @@ def check_fixtures(theirs: Theirs, folder: Path) -> bool:
 # ------------------------------------------------------------------ main
 
 
-def make_cases(per_bucket: int, seed: int) -> list[Case]:
+def make_cases(per_bucket: int, seed: int, families: list[str] | None = None) -> list[Case]:
     cases = []
     for name, family in FAMILIES.items():
+        if families and name not in families:
+            continue
         for difficulty in DIFFICULTIES:
             for index in range(per_bucket):
                 rng = np.random.default_rng([seed, list(FAMILIES).index(name), DIFFICULTIES.index(difficulty), index])
@@ -801,6 +803,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=0.99)
     parser.add_argument("--show", type=int, default=15, help="disagreements shown per family")
     parser.add_argument("--no-episodes", action="store_true")
+    parser.add_argument("--families", nargs="+", default=None, help="default: every family")
     parser.add_argument(
         "--fixtures",
         type=Path,
@@ -811,7 +814,7 @@ def main(argv: list[str] | None = None) -> int:
     theirs = Theirs(args.authors)
     if args.fixtures is not None and not check_fixtures(theirs, args.fixtures):
         return 1
-    cases = make_cases(args.per_bucket, args.seed)
+    cases = make_cases(args.per_bucket, args.seed, args.families)
     rng = random.Random(args.seed)
     answers: dict[str, Counter[str]] = defaultdict(Counter)
     classes: dict[str, set[str]] = defaultdict(set)
