@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from vgau_data.answers import MAX_PAYLOAD_CHARS, lower_aligned
 from vgau_data.puzzles.base import AnswerError, Replay
@@ -47,6 +47,7 @@ _JSON_SPACE = " \t\n\r"
 _DIRECTION_WORD = re.compile(r"\b(up|down|left|right)\b")
 _STEPS_LEFT = re.compile(r"<answer>\s*(\d+)\s*</answer>", re.IGNORECASE)
 DIRECTIONS = ("up", "down", "left", "right")
+T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------- scanning text
@@ -141,6 +142,19 @@ def last_between(text: str, tag: str) -> str | None:
         found = text[start + len(opening) : close]
         position = close + len(closing)
     return found
+
+
+def step_or_listed(text: str, read: Callable[[str], T | None]) -> tuple[T | None, tuple[bool, Any] | None]:
+    """Their onet and klotski step parsers' first two tries: ``read`` of the last
+    ``<STEP_JSON>`` content, else of the whole reply; failing that, ``loads`` of the content
+    of the last ``<answer_json>`` tags (None where there are none) for the caller's fallback."""
+    payload = text.strip()
+    tagged = last_between(payload, "STEP_JSON")
+    step = read(tagged.strip() if tagged is not None else payload)
+    if step is not None:
+        return step, None
+    listed = last_between(text, "answer_json")
+    return None, None if listed is None else loads(listed.strip())
 
 
 def open_at_end(text: str, tag: str) -> str | None:

@@ -14,8 +14,8 @@ import logging
 from typing import Any
 
 from vgau_data.answers import MAX_ANSWER_CHARS
-from vgau_data.puzzles.base import FamilySpec
 from vgau_data.puzzles.authors_reading import AuthorsEpisode, AuthorsFamily, judge_answer
+from vgau_data.puzzles.base import FamilySpec
 from vgau_data.readers.base import Reader, ReaderError, Reading, unread
 
 logger = logging.getLogger(__name__)

@@ -21,15 +21,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vgau_data.puzzles.base import Cell
 from vgau_data.puzzles.authors_reading import (
     Answer,
     AuthorsFamily,
-    last_between,
     loads,
     result_text,
+    step_or_listed,
     to_int,
 )
+from vgau_data.puzzles.base import Cell
 
 WORDS = frozenset({"UP", "DOWN", "LEFT", "RIGHT"})
 SCAN_FACTOR = 8
@@ -106,17 +106,10 @@ def read_step(text: str) -> tuple[Cell, str] | None:
     """One move from a step reply (see the module docstring)."""
     if not text:
         return None
-    payload = text.strip()
-    tagged = last_between(payload, "STEP_JSON")
-    step = _step(tagged.strip() if tagged is not None else payload)
-    if step is not None:
+    step, listed = step_or_listed(text, _step)
+    if step is not None or listed is None or not listed[0]:
         return step
-    listed = last_between(text, "answer_json")
-    if listed is None:
-        return None
-    ok, value = loads(listed.strip())
-    if not ok:
-        return None
+    value = listed[1]
     if isinstance(value, dict):
         moves = value.get("solution")
         if isinstance(moves, list) and moves:

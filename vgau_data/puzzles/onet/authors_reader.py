@@ -21,18 +21,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vgau_data.puzzles.base import Cell
 from vgau_data.puzzles.authors_reading import (
     Answer,
     AuthorsFamily,
-    last_between,
     last_enclosed,
     loads,
     open_at_end,
     result_text,
+    step_or_listed,
     to_int,
     whole_value,
 )
+from vgau_data.puzzles.base import Cell
 
 Pair = tuple[Cell, Cell]
 _PAIR_WRITTEN = re.compile(
@@ -63,14 +63,11 @@ def read_step(text: str) -> Pair | None:
     """One removal from a step reply (see the module docstring)."""
     if not text:
         return None
-    payload = text.strip()
-    tagged = last_between(payload, "STEP_JSON")
-    pair = _pair(tagged.strip() if tagged is not None else payload)
+    pair, listed = step_or_listed(text, _pair)
     if pair is not None:
         return pair
-    listed = last_between(text, "answer_json")
     if listed is not None:
-        ok, value = loads(listed.strip())
+        ok, value = listed
         if not ok:
             return None
         if isinstance(value, list) and value and (pair := _pair(value[0])) is not None:

@@ -27,8 +27,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from vgau_data.answers import lower_aligned
-from vgau_data.puzzles.base import DELTAS, Cell
-from vgau_data.puzzles.path.state import WALL, PathState, PathStep
 from vgau_data.puzzles.authors_reading import (
     DIRECTIONS,
     Answer,
@@ -40,6 +38,8 @@ from vgau_data.puzzles.authors_reading import (
     loads,
     result_text,
 )
+from vgau_data.puzzles.base import DELTAS, Cell
+from vgau_data.puzzles.path.state import WALL, PathState, PathStep
 
 LETTERS = frozenset("ABCDE")
 ROUNDS_WITHOUT_ROUTE = 64
