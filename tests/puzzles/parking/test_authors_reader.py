@@ -13,18 +13,6 @@ from vgau_data.puzzles.parking.generator import generate
 from vgau_data.puzzles.parking.solver import solve
 from vgau_data.puzzles.parking.state import ParkingState, from_ascii
 
-LOCKED = (  # A blocks R; A needs B out of the way first
-    "...BBB..",
-    "....A...",
-    "RR..A...>",
-    "....CC..",
-    "....D...",
-    "....D...",
-    "........",
-    "........",
-)
-
-
 def capped_bfs(state: ParkingState, cap: int) -> int | None:
     """A plain reading of the authors' ``_bfs_remaining`` (worked out by hand from their
     step_adapter.py): one-cell slides, cars in board order, back before forward; goals are
@@ -67,7 +55,7 @@ def capped_bfs(state: ParkingState, cap: int) -> int | None:
     return None
 
 
-BOARDS = [from_ascii(LOCKED), generate("easy", np.random.default_rng(5)), generate("medium", np.random.default_rng(3))]
+BOARDS = [generate("easy", np.random.default_rng(5)), generate("medium", np.random.default_rng(3))]
 
 
 @pytest.mark.parametrize("board", range(len(BOARDS)))
@@ -78,7 +66,7 @@ def test_authors_remaining__matches_their_search_at_every_cap(board: int, monkey
     full = capped_bfs(state, 10**9)
     assert full == optimum  # their search without a cap finds the optimum
     verdicts = []
-    for cap in (1, 2, 5, 10, 20, 50, 100, 300, 1000, 1100, 1200, 3000, 4600, 10_000):
+    for cap in (1, 2, 5, 10, 20, 50, 100, 300, 1000, 3000, 4600, 10_000):
         monkeypatch.setattr(authors_reader, "MAX_NODES", cap)
         authors_remaining.cache_clear()
         got = authors_remaining(state)
