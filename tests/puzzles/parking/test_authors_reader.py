@@ -13,6 +13,7 @@ from vgau_data.puzzles.parking.generator import generate
 from vgau_data.puzzles.parking.solver import solve
 from vgau_data.puzzles.parking.state import ParkingState, from_ascii
 
+
 def capped_bfs(state: ParkingState, cap: int) -> int | None:
     """A plain reading of the authors' ``_bfs_remaining`` (worked out by hand from their
     step_adapter.py): one-cell slides, cars in board order, back before forward; goals are
