@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "safe_io", "safe_json", "safe_tables", "schema", "signing", "image_gate"),
     ("answers", "rendering"),
     ("puzzles",),
-    ("registry",),
+    ("registry", "readers"),
     ("oracle_aids",),
     ("fidelity",),
     ("builders",),

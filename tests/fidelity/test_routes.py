@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from vgau_data.fidelity import image_fidelity
 from vgau_data.fidelity.routes import read_route
@@ -101,8 +103,25 @@ def test_routes__grid_lines_and_a_plain_board_draw_no_route(family, solved) -> N
     state, _ = solved[family.name][0]
     for image in (family.render(state), oracle_aid(family, state)):
         reading = read_route(family, image, state)
-        assert reading.cells == (family.vr.route_start(state),)
-        assert not reading.replay.feasible
+        assert reading.cells == (family.vr.route_start(state),) and reading.steps == ()
+        assert (reading.replay.feasible, reading.replay.error) == (False, "no_answer")
+
+
+def test_routes__a_one_push_sokoban_row_is_the_push_drawn_and_nothing_else_reads_as_solved() -> None:
+    """Before, the route of a row solved by one push from the start was its start cell alone,
+    so any image (a blank board, Gaussian noise) read as an optimal route there."""
+    state = sokoban_state.from_ascii(["#" * 10, "#.PBT....#"] + ["#" * 10] * 8)
+    solution = sokoban.SPEC.solve(state)
+    assert solution.answer == ("right",)
+    assert sokoban.SPEC.vr.sketch(state, solution.answer).routes == (((1, 2), (1, 3)),)
+    drawn = read_route(sokoban.SPEC, oracle_vr(sokoban.SPEC, state, solution.answer), state)
+    assert drawn.replay.feasible and drawn.replay.length == 1
+    noise = [
+        Image.fromarray(np.random.default_rng(seed).normal(127.5, 64.0, (552, 552, 3)).clip(0, 255).astype(np.uint8))
+        for seed in range(5)
+    ]
+    for image in [sokoban.SPEC.render(state), oracle_aid(sokoban.SPEC, state), *noise]:
+        assert not read_route(sokoban.SPEC, image, state).replay.feasible
 
 
 def test_routes__crossing_goes_straight_and_a_fork_is_ambiguous() -> None:

@@ -295,3 +295,20 @@ def test_lmms_eval_real__repeats_become_runs_and_settings_reach_the_submission(
     assert subset["text_cot"]["optimal_accuracy"] == pytest.approx(lmms["results"]["vgau_text_cot"]["optimal_accuracy,none"])
     assert subset["text_cot"]["optimal_accuracy"] == 0.5 and text_cot["optimal_accuracy"] == pytest.approx(6 / 18)
     assert subset["oracle_vcot"]["optimal_accuracy"] == 1.0
+
+
+def test_lmms_eval_hooks__vgau_reader_picks_the_reader_and_episodes_carry_it(
+    decoded_rows: dict[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    row = decoded_rows["maze"][2]
+    instance = instance_from_row(row)
+    untagged = str(list(instance.family.solve(instance.initial_state()).answer)).replace("'", '"')
+    assert hooks.process_results(row, [untagged])["optimal_accuracy"] == 0.0  # ours needs the tags
+    monkeypatch.setenv("VGAU_READER", "authors")
+    assert hooks.process_results(row, [untagged])["optimal_accuracy"] == 1.0  # the authors' code reads a bare list
+    final, sent = run_agentic(row, "oracle_vcot", lambda visuals, text: "Next, move one step up. Or left.")
+    payload = hooks.read_episode(final)
+    assert payload is not None and payload["reader"] == "authors" and payload["end"] in ("illegal", "off_optimum")
+    monkeypatch.setenv("VGAU_READER", "nobody")
+    with pytest.raises(ValueError, match="unknown reader 'nobody'"):
+        hooks.process_results(row, [untagged])

@@ -121,6 +121,20 @@ def test_lmms_eval__repeats_become_runs_and_unknown_ids_are_refused(
         records_from_lmms_eval(path, real_references)
 
 
+def test_lmms_eval__episodes_played_by_another_reader_become_its_variant(
+    real_references: ReferenceSet, tmp_path: Path
+) -> None:
+    row = real_references.rows[0]
+    path = tmp_path / "x_samples_vgau_maze_oracle_vcot.jsonl"
+    episodes = [{"vgau_episode": 1, "answer": "<ANSWER_JSON>[]</ANSWER_JSON>", "end": "off_optimum", "steps": 2,
+                 "reader": "authors"},
+                {"vgau_episode": 1, "answer": "", "end": "unparseable", "steps": 0}]  # fmt: skip
+    path.write_text(json.dumps({"doc_id": 0, "target": row.id, "filtered_resps": [json.dumps(e) for e in episodes]}),
+                    encoding="utf-8")  # fmt: skip
+    records = records_from_lmms_eval(path, real_references).records
+    assert [(r.protocol, r.run) for r in records] == [("oracle_vcot_authors", 0), ("oracle_vcot", 1)]
+
+
 def test_convert__the_same_file_twice_is_refused(real_references: ReferenceSet) -> None:
     path = next(LMMS.glob("*_samples_vgau_maze_direct.jsonl"))
     with pytest.raises(SubmissionError, match=r"appear twice in the input: maze-[a-z]+-[0-9]+ \(direct, run 0\)"):

@@ -22,6 +22,7 @@ from vgau_data.puzzles.base import ILLEGAL_CODES
 from vgau_data.registry import FAMILIES
 
 FAMILY_IDS = list(FAMILIES)
+READERS = ["ours", "authors"]
 SMOKE = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 LONG = settings(
     max_examples=int(os.environ.get("VGAU_FUZZ_EXAMPLES", "2000")),
@@ -46,9 +47,9 @@ def row_of(references: ReferenceSet, family: str) -> DatasetRow:
     return next(r for r in references.rows if r.task == family and r.difficulty == "medium")
 
 
-def check(row: DatasetRow, text: str) -> Verdict:
+def check(row: DatasetRow, text: str, reader: str = "ours") -> Verdict:
     start = time.perf_counter()
-    verdict = score_answer(text, row.reference)
+    verdict = score_answer(text, row.reference, reader)
     elapsed = time.perf_counter() - start
     assert elapsed < PER_CALL_SECONDS, f"{row.task}: {elapsed:.2f}s on {text[:80]!r}"
     assert verdict.error is None or verdict.error in ILLEGAL_CODES, verdict
@@ -87,51 +88,55 @@ def mutations(base: str) -> st.SearchStrategy[str]:
     return mutate()
 
 
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("family", FAMILY_IDS)
-def test_fuzz_smoke__arbitrary_text(references: ReferenceSet, family: str) -> None:
+def test_fuzz_smoke__arbitrary_text(references: ReferenceSet, family: str, reader: str) -> None:
     row = row_of(references, family)
 
     @SMOKE
     @given(arbitrary)
     def run(text: str) -> None:
-        check(row, text)
+        check(row, text, reader)
 
     run()
 
 
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("family", FAMILY_IDS)
-def test_fuzz_smoke__token_soup(references: ReferenceSet, family: str) -> None:
+def test_fuzz_smoke__token_soup(references: ReferenceSet, family: str, reader: str) -> None:
     row = row_of(references, family)
 
     @SMOKE
     @given(token_soup)
     def run(text: str) -> None:
-        check(row, text)
+        check(row, text, reader)
 
     run()
 
 
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("family", FAMILY_IDS)
-def test_fuzz_smoke__mutated_oracle(references: ReferenceSet, family: str) -> None:
+def test_fuzz_smoke__mutated_oracle(references: ReferenceSet, family: str, reader: str) -> None:
     row = row_of(references, family)
 
     @SMOKE
     @given(mutations(oracle_output(row)))
     def run(text: str) -> None:
-        check(row, text)
+        check(row, text, reader)
 
     run()
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("family", FAMILY_IDS)
-def test_fuzz_long__all_strategies(references: ReferenceSet, family: str) -> None:
+def test_fuzz_long__all_strategies(references: ReferenceSet, family: str, reader: str) -> None:
     row = row_of(references, family)
 
     @LONG
     @given(st.one_of(arbitrary, token_soup, mutations(oracle_output(row)), st.text(max_size=5000)))
     def run(text: str) -> None:
-        check(row, text)
+        check(row, text, reader)
 
     run()
 
@@ -157,21 +162,30 @@ def hostile_inputs(oracle: str) -> dict[str, str]:
         "nul_bytes": "\x00" * 1_000_000 + oracle.replace(",", ",\x00"),
         "long_string_literal": '<ANSWER_JSON>["' + "u" * 5_000_000 + '"]</ANSWER_JSON>',
         "unterminated_string": "<ANSWER_JSON>['" + "\\'" * 1_000_000 + "</ANSWER_JSON>",
+        "1M_open_braces": "{" * 1_000_000 + oracle,
+        "open_object_long_list": '{"a": [' + "1," * 1_000_000,
+        "many_small_objects": '{"a": 1} ' * 300_000,
+        "nested_objects": '{"b": ' * 2_000 + "1" + "}" * 2_000 + " " * 1_000_000,
+        "many_lines": "x\n" * 1_000_000,
+        "hit_label_keys": "hit_labels [ " * 200_000,
+        "open_tags_then_brackets": "<ANSWER_JSON> [" * 200_000,
+        "close_tags_after_brackets": "] </ANSWER_JSON>" * 200_000,
     }
 
 
 HOSTILE_NAMES = list(hostile_inputs(""))
 
 
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("family", FAMILY_IDS)
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
-def test_hostile_input__bounded_time_and_memory(references: ReferenceSet, family: str, name: str) -> None:
+def test_hostile_input__bounded_time_and_memory(references: ReferenceSet, family: str, name: str, reader: str) -> None:
     row = row_of(references, family)
     text = hostile_inputs(oracle_output(row))[name]
     tracemalloc.start()
     try:
         start = time.perf_counter()
-        verdict = score_answer(text, row.reference)
+        verdict = score_answer(text, row.reference, reader)
         elapsed = time.perf_counter() - start
         _, peak = tracemalloc.get_traced_memory()
     finally:

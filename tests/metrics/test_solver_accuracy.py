@@ -67,6 +67,17 @@ def test_load__equals_score_batch_and_the_submission_scorer(metric: Any, referen
         assert from_metric[key] == from_cli_api[key], key
 
 
+def test_load__compute_takes_the_reader(metric: Any, references: ReferenceSet) -> None:
+    predictions, refs = inputs(references, "oracle")
+    untagged = [p.split("<ANSWER_JSON>")[-1].split("</ANSWER_JSON>")[0] if "<ANSWER_JSON>" in p else p for p in predictions]
+    ours = metric.compute(predictions=untagged, references=refs, return_details=True)
+    authors = metric.compute(predictions=untagged, references=refs, return_details=True, reader="authors")
+    assert authors == score_batch(untagged, refs, return_details=True, reader="authors")
+    maze = [d["optimal"] for d, r in zip(authors["details"], references.rows) if r.task == "maze"]
+    assert maze and all(maze)  # the authors' code reads a bare move list
+    assert not any(d["optimal"] for d, r in zip(ours["details"], references.rows) if r.task == "maze")
+
+
 def test_load__add_batch_then_compute(metric: Any, references: ReferenceSet) -> None:
     predictions, refs = inputs(references, "oracle")
     half = len(refs) // 2

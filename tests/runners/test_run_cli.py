@@ -482,3 +482,43 @@ def test_run__generation_contexts_are_variants_with_their_own_keys(dataset_dir, 
     assert contexts["self_vr_decontextualized"] == {"decontextualized"} and contexts["self_vr"] == {"reasoning"}
     keys = [r["key"] for r in records]
     assert len(keys) == len(set(keys))
+
+
+def test_run__reader_authors_plays_and_scores_episodes_the_authors_way(dataset_dir, tmp_path, capsys) -> None:
+    """Scripted oracle: their runners solve every optimal episode; under the fixed budget their path
+    runner wants 0 one move before the destination, so the honest count fails every path row."""
+    args = ("--backend", "scripted", "--model", "oracle", "--protocol", "text_cot", "oracle_vcot", "--budget",
+            "optimal", "fixed", "--reader", "authors")  # fmt: skip
+    assert _run(dataset_dir, tmp_path, *args) == 0
+    model_dir = _only_model_dir(tmp_path)
+    results = _results(model_dir)
+    assert set(results) == {"text_cot_authors", "oracle_vcot_authors", "oracle_vcot_fixed_authors"}
+    assert all(result["reader"] == "authors" for result in results.values())
+    assert results["oracle_vcot_authors"]["optimal_accuracy"] == 1.0
+    fixed = results["oracle_vcot_fixed_authors"]["per_family"]
+    assert fixed["path"]["optimal_accuracy"] == 0.0
+    assert all(cell["optimal_accuracy"] == 1.0 for family, cell in fixed.items() if family != "path")
+    assert results["oracle_vcot_fixed_authors"]["episode_ends"]["stopped_late"] == fixed["path"]["n"]
+    ((_, body),) = json.loads((model_dir / "results.json").read_text()).items()
+    assert body["META"]["reader"] == "authors"
+    headers = [json.loads(p.read_text().splitlines()[0]) for p in (model_dir / "records").glob("*/run-*.jsonl")]
+    assert headers and all(h["reader"] == "authors" and h["protocol"]["reader"] == "authors" for h in headers)
+    # the same outputs read by both readers: the difference is printed per cell
+    capsys.readouterr()
+    out = tmp_path / "scored.json"
+    assert main(["score", str(model_dir / "submission.jsonl"), "--dataset", str(dataset_dir), "--reader", "both",
+                 "--out", str(out)]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "text_cot_authors [ours]" in printed and "oracle_vcot_fixed_authors [authors-ours]" in printed
+    for reader in ("ours", "authors"):
+        ((_, scored),) = json.loads(out.with_name(f"scored.{reader}.json").read_text()).items()
+        assert scored["META"]["reader"] == reader and scored["text_cot_authors"]["optimal_accuracy"] == 1.0
+    assert "its episodes were played under the 'authors' reader" in printed
+
+
+def test_run__reader_ours_keeps_records_keys_and_names(dataset_dir, tmp_path) -> None:
+    assert _run(dataset_dir, tmp_path, "--backend", "scripted", "--model", "oracle", "--protocol", "direct") == 0
+    model_dir = _only_model_dir(tmp_path)
+    (path,) = (model_dir / "records").glob("*/run-*.jsonl")
+    header = json.loads(path.read_text().splitlines()[0])
+    assert path.parent.name == "direct" and header["reader"] == "ours" and "reader" not in header["protocol"]

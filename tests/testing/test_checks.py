@@ -24,6 +24,7 @@ from vgau_data.registry import FAMILIES, get_family
 from vgau_data.testing import FamilyCheckError, check_family
 
 MAZE = get_family("maze")
+SOKOBAN = get_family("sokoban")
 LIGHTS = lights.SPEC
 
 
@@ -221,6 +222,11 @@ def _paper_swaps_start_and_goal(record: Any, image: Any) -> Any:
     return dataclasses.replace(read, state={**read.state, "start": read.state["goal"], "goal": read.state["start"]})
 
 
+class _ReadsNothing(type(MAZE.authors_reader)):  # type: ignore[misc]
+    def read_answer(self, text: str) -> str:
+        return "no_answer"
+
+
 MAZE_MUTANTS = {
     "off-board step leaves the agent where it is": (_clamped(MAZE, _maze_stays), "leaves the state unchanged"),
     "off-board code, fast replay only": ({"replay": _recoded(MAZE.replay, "out_of_bounds", "wall")}, "the rules"),
@@ -229,6 +235,8 @@ MAZE_MUTANTS = {
     "paper reader swaps start and goal": (
         {"paper": dataclasses.replace(MAZE.paper, read=_paper_swaps_start_and_goal)}, "reads back as another state"
     ),
+    "authors reader of another family": ({"authors_reader": SOKOBAN.authors_reader}, "authors_reader.family is"),
+    "authors reader reads no answer": ({"authors_reader": _ReadsNothing("maze")}, "reads the canonical answer as"),
 }
 
 

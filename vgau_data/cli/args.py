@@ -91,3 +91,10 @@ def _check_parents(path: Path, text: str) -> None:
             if not parent.is_dir():
                 raise argparse.ArgumentTypeError(f"{text!r} lies under {str(parent)!r}, which is a file")
             return
+
+
+def reader_choices() -> list[str]:
+    """The registered answer readers (``vgau_data.readers``), for ``--reader``."""
+    from vgau_data.readers import reader_names
+
+    return reader_names()

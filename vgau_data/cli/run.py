@@ -15,6 +15,7 @@ from vgau_data.cli.args import (
     output_dir,
     positive_float,
     positive_int,
+    reader_choices,
 )
 from vgau_data.runners.protocols.base import GENERATION_CONTEXTS
 
@@ -90,6 +91,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=["optimal"],
         help="interactive protocols: optimal (the paper's: at most optimal_length rounds) and/or fixed "
         "(section 4.4: the model says when it is done; cap 2x the optimum); default: optimal",
+    )
+    what.add_argument(
+        "--reader",
+        choices=reader_choices(),
+        default="ours",
+        help="how replies are read and scored: ours (default, the paper's text) or authors (the authors' released "
+        "code: interactive episodes also end where theirs do); a non-default reader suffixes the variant names",
     )
     what.add_argument(
         "--history",
@@ -187,9 +195,13 @@ def _protocol_names() -> list[str]:
 
 
 def protocol_configs(
-    names: list[str], budgets: list[str], history: str, contexts: Sequence[str] = GENERATION_CONTEXTS[:1]
+    names: list[str],
+    budgets: list[str],
+    history: str,
+    contexts: Sequence[str] = GENERATION_CONTEXTS[:1],
+    reader: str = "ours",
 ) -> list[Any]:
-    """``ProtocolConfig``s for the requested names x budgets x generation contexts.
+    """``ProtocolConfig``s for the requested names x budgets x generation contexts, read by ``reader``.
 
     Each protocol takes the budgets it accepts, and the contexts when it draws; a budget
     variant (``self_vcot_fixed``) names its protocol and budget at once.
@@ -219,7 +231,9 @@ def protocol_configs(
         drawn = contexts if protocol_class(name).draws else [GENERATION_CONTEXTS[0]]
         for budget in wanted:
             for context in dict.fromkeys(drawn):
-                config = ProtocolConfig(name=name, budget=budget, history=keep, generation_context=context)  # type: ignore[arg-type]
+                config = ProtocolConfig(
+                    name=name, budget=budget, history=keep, generation_context=context, reader=reader  # type: ignore[arg-type]
+                )
                 if config not in configs:
                     configs.append(config)
     return configs
@@ -316,7 +330,7 @@ def run(args: argparse.Namespace) -> int:
     from vgau_data.runners.records import folder_lock
     from vgau_data.runners.report import write_report
 
-    configs = protocol_configs(args.protocol, args.budget, args.history, args.generation_context)
+    configs = protocol_configs(args.protocol, args.budget, args.history, args.generation_context, args.reader)
     shard = parse_shard(args.shard) if args.shard else None
     references = load_references(args.dataset or DEFAULT_DATASET)
     dataset = source_of(references)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vgau_data import safe_io, safe_json
-from vgau_data.cli.args import output_dir, output_file, positive_int, say
+from vgau_data.cli.args import output_dir, output_file, positive_int, reader_choices, say
 
 if TYPE_CHECKING:
     from vgau_data.metrics.submission import Submission
@@ -15,8 +15,14 @@ if TYPE_CHECKING:
 EPILOG = """examples:
   vgau-data score submission.jsonl --dataset vgau_puzzles
   vgau-data score submission.jsonl.gz --dataset vgau/puzzles --out results.json --plot
+  vgau-data score submission.jsonl --dataset vgau_puzzles --reader both   # how much the reader moves each cell
   vgau-data baseline --kind oracle --dataset vgau_puzzles --out oracle.jsonl && \\
     vgau-data score oracle.jsonl --dataset vgau_puzzles
+
+Readers (docs/readers.md): ours (default) reads answers as the paper's text describes;
+authors reproduces the authors' released code (the reader behind the paper's tables);
+both prints each protocol under each reader and the difference per cell, and writes
+<out>.ours.json and <out>.authors.json.
 
 Every dataset row counts in every (protocol, run) present: rows left out score as failed
 ('missing'), and the tables' 'answered' column (results.json 'coverage') says how many
@@ -44,6 +50,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--plot", action="store_true", help="write a bar chart PNG per protocol (needs matplotlib)")
     parser.add_argument("--plot-dir", type=output_dir, default=None,
                         help="folder for the PNGs (default: next to --out, else '.')")
+    parser.add_argument("--reader", choices=(*reader_choices(), "both"), default="ours",
+                        help="how answers are read: ours (default), authors (the authors' code), or both side by side")
     parser.add_argument("--families", nargs="+", default=None, metavar="FAMILY",
                         help="score only these families' rows (the results record the subset)")
     parser.add_argument("--subset", action="store_true",
@@ -83,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     from vgau_data.metrics.references import load_references
     from vgau_data.metrics.results import protocol_results, score_submission
     from vgau_data.metrics.submission import read_submission
-    from vgau_data.metrics.tables import format_report
+    from vgau_data.metrics.tables import format_reader_report, format_report
 
     submission = read_submission(args.submission, limits=limits_from(args))
     references = load_references(args.dataset, revision=args.revision)
@@ -91,26 +99,44 @@ def run(args: argparse.Namespace) -> int:
         chosen = references.subset(args.families)
         submission = _without_rows(submission, {row.id for row in references.rows} - set(chosen.ids))
         references = chosen
-    details: dict[str, list[list[dict[str, Any]]]] | None = {} if args.details else None
-    results = score_submission(
-        submission, references, allow_fingerprint_mismatch=args.allow_fingerprint_mismatch, details=details,
-        subset=args.subset,
-    )
-    model, meta, protocols = protocol_results(results)
-    say(format_report(model, protocols, meta["warnings"], subset=meta["subset"]))
-    if args.out:
-        out = safe_io.write_text(args.out, safe_json.dumps(results, indent=2) + "\n")
-        say(f"\nwrote {out}", err=True)
-    if details is not None:
-        _write_details(Path(args.details), details)
-        say(f"wrote {args.details}", err=True)
-    if args.plot:
-        from vgau_data.metrics.plots import plot_results
+    readers = reader_choices() if args.reader == "both" else [args.reader]
+    scored = {}
+    for reader in readers:
+        details: dict[str, list[list[dict[str, Any]]]] | None = {} if args.details else None
+        results = score_submission(
+            submission, references, allow_fingerprint_mismatch=args.allow_fingerprint_mismatch, details=details,
+            subset=args.subset, reader=reader,
+        )
+        scored[reader] = (results, details)
+    model, meta, protocols = protocol_results(scored[readers[0]][0])
+    if len(readers) == 1:
+        say(format_report(model, protocols, meta["warnings"], subset=meta["subset"]))
+    else:
+        by_reader = {reader: protocol_results(results)[2] for reader, (results, _) in scored.items()}
+        warnings = [w for results, _ in scored.values() for w in protocol_results(results)[1]["warnings"]]
+        warnings = list(dict.fromkeys(warnings))
+        say(format_reader_report(model, by_reader, warnings, subset=meta["subset"]))
+    for reader, (results, details) in scored.items():
+        if args.out:
+            out = _per_reader(Path(args.out), reader, len(readers))
+            out = safe_io.write_text(out, safe_json.dumps(results, indent=2) + "\n")
+            say(f"\nwrote {out}", err=True)
+        if details is not None:
+            _write_details(_per_reader(Path(args.details), reader, len(readers)), details)
+            say(f"wrote {_per_reader(Path(args.details), reader, len(readers))}", err=True)
+        if args.plot:
+            from vgau_data.metrics.plots import plot_results
 
-        plot_dir = Path(args.plot_dir) if args.plot_dir else (Path(args.out).parent if args.out else Path("."))
-        for path in plot_results(model, protocols, plot_dir, families=references.families):
-            say(f"wrote {path}", err=True)
+            plot_dir = Path(args.plot_dir) if args.plot_dir else (Path(args.out).parent if args.out else Path("."))
+            name = model if len(readers) == 1 else f"{model} {reader}"
+            for path in plot_results(name, protocol_results(results)[2], plot_dir, families=references.families):
+                say(f"wrote {path}", err=True)
     return 0
+
+
+def _per_reader(path: Path, reader: str, readers: int) -> Path:
+    """``path`` itself for one reader; ``results.ours.json``-style names for several."""
+    return path if readers == 1 else path.with_name(f"{path.stem}.{reader}{path.suffix}")
 
 
 def _without_rows(submission: Submission, ids: set[str]) -> Submission:

@@ -71,9 +71,8 @@ class Fidelity:
 
     ``route_*`` (self-VR on maze, sokoban, path): the share of drawings whose red route
     replays to the goal, and in the optimum's number of steps; ``answer_feasible`` the
-    share of the same episodes whose stated answer is feasible. ``routes_unmarked`` counts
-    drawings read as solved with no stroke at all: a sokoban row solved by one push from
-    the start has a one-cell route in the paper's convention, so any image reads so there.
+    share of the same episodes whose stated answer is feasible (a drawing with no stroke
+    from the start is no route: ``fidelity.routes``).
     """
 
     images: int
@@ -86,7 +85,6 @@ class Fidelity:
     route_feasible: float | None = None
     route_optimal: float | None = None
     answer_feasible: float | None = None
-    routes_unmarked: int = 0
     unreadable: int = 0
 
 
@@ -204,7 +202,6 @@ def summarize(uses: Sequence[ImageUse], measured: Measured) -> Fidelity:
         answer_feasible=_mean(
             [float(bool(use.answer_feasible)) for use, _ in routes if use.answer_feasible is not None]
         ),
-        routes_unmarked=sum(bool(m["route_feasible"]) and m.get("route_cells") == 1 for _, m in routes),
         unreadable=len(uses) - len(found),
     )
 

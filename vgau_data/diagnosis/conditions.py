@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from vgau_data.readers import DEFAULT_READER
+
 PARADIGMS: Final[tuple[str, ...]] = ("gta", "vcot", "vcot_fixed", "vr")
 """Table order: Self-GtA, Self-VCoT, Self-VCoT-fixed (section 4.4), Self-VR."""
 PARADIGM_TITLES: Final[Mapping[str, str]] = {"gta": "GtA", "vcot": "VCoT", "vcot_fixed": "VCoT-fixed", "vr": "VR"}
@@ -124,8 +126,10 @@ def classify(header: Mapping[str, Any], variant: str) -> Condition | None:
     """The condition a records file holds, from its header; None when it is not part of the diagnosis.
 
     ``header["protocol"]`` gives the protocol's name, budget (a ``fixed`` VCoT is
-    ``vcot_fixed``) and generation context; ``header["images"]`` who drew. Protocols
-    outside the paper's diagnosis (Direct, the oracle-augmented VCoT) give None.
+    ``vcot_fixed``), generation context and reader; ``header["images"]`` who drew. Protocols
+    outside the paper's diagnosis (Direct, the oracle-augmented VCoT) give None. Records
+    read by another reader than the default answer as their own column, ``model (reader)``,
+    so every delta is taken within one reader.
 
     Example:
         >>> classify({"model": "qwen", "protocol": {"name": "oracle_vcot", "budget": "fixed"}}, "oracle_vcot_fixed")
@@ -137,10 +141,15 @@ def classify(header: Mapping[str, Any], variant: str) -> Condition | None:
         Condition(answerer='Qwen3.5-9B', source=Source(kind='external', name='Qwen-Image-Edit'), paradigm='gta', context='reasoning')
         >>> classify({"model": "qwen", "protocol": {"name": "direct"}}, "direct") is None
         True
+        >>> header = {"model": "qwen", "protocol": {"name": "text_cot", "reader": "authors"}}
+        >>> classify(header, "text_cot_authors").answerer
+        'qwen (authors)'
     """
     protocol = header.get("protocol") or {}
     name = str(protocol.get("name") or variant)
     answerer = answerer_of(header)
+    if protocol.get("reader") not in (None, DEFAULT_READER):
+        answerer = f"{answerer} ({protocol['reader']})"
     if name == REFERENCE:
         return Condition(answerer, TEXT, REFERENCE)
     if name not in _PARADIGMS:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Final
 from vgau_data import image_gate, safe_io, safe_json, signing
 from vgau_data.errors import InputFileError, VgauError
 from vgau_data.fidelity import image_fidelity
+from vgau_data.fidelity.routes import READING_VERSION
 from vgau_data.oracle_aids import PURPOSES, oracle_image
 from vgau_data.registry import get_family
 from vgau_data.schema import BOOL, Choice, Int, Nullable, Num, Obj, Shape, Str
@@ -107,8 +108,11 @@ class ImageEntry:
 
     @property
     def key(self) -> str:
-        """The cache key: the image's bytes and the truth it is judged against."""
+        """The cache key: the image's bytes and the truth it is judged against (for a self-VR
+        drawing also the route reader's version: a reading made by older rules is not reused)."""
         truth = f"{self.sha256}\n{self.family}\n{self.purpose}\n{self.state}"
+        if self.purpose == "vr":
+            truth += f"\nroutes-{READING_VERSION}"
         return hashlib.sha256(truth.encode("utf-8")).hexdigest()
 
 

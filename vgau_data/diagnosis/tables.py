@@ -218,13 +218,7 @@ def route_table(diagnosis: Diagnosis, *, width: int = 160) -> str | None:
     groups = [(_family_title(f), ["route feas.", "route opt.", "answer feas."]) for f in families]
     title = (f"Self-VR drawings read as routes (%), replayed beside the stated answer; "
              f"{'/'.join(diagnosis.difficulties)} rows")  # fmt: skip
-    table = render_grid(title, rows, groups, corner="answerer: image source", width=width)
-    unmarked = sum(s.routes_unmarked for c in conditions for f, s in diagnosis.fidelity[c].items() if f != ALL and s)
-    if unmarked:
-        table += (f"\nnote: {unmarked} drawing(s) read as solved show no red stroke: a sokoban row solved by one "
-                  "push from the start needs none (the route ends where the last push begins), so any image reads "
-                  "as solved there")  # fmt: skip
-    return table
+    return render_grid(title, rows, groups, corner="answerer: image source", width=width)
 
 
 def context_table(diagnosis: Diagnosis, *, width: int = 160) -> str | None:

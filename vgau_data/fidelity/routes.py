@@ -2,10 +2,12 @@
 
 The strokes are found edge by edge: two neighbouring cells are joined when red covers
 the segment between their centres near the shared edge (three sample points, each with
-a little slack across the segment). A red grid line lies along edges, not across them,
-so it joins nothing. A reading is a walk from the family's ``route_start`` cell
-(``FamilySpec.vr``) that
-uses every stroke at most once and ends where no unused stroke is left.
+a few red pixels within a little slack across the segment, so stray red pixels join
+nothing). A red grid line lies along edges, not across them, so it joins nothing. A
+reading is a walk from the family's ``route_start`` cell (``FamilySpec.vr``) that uses
+every stroke at most once and ends where no unused stroke is left. A drawing with no
+stroke the reader can follow from the start is no route at all (``no_answer``), whatever
+the puzzle: a route is drawn, never the absence of one.
 
 The walked cells become interactive steps (``route_answer``: sokoban adds the final push
 the route implies, path declares each letter as the route enters it), which are replayed
@@ -35,6 +37,9 @@ from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Cell, Direction, FamilySp
 from vgau_data.puzzles.capabilities import route_directions
 from vgau_data.rendering import BoardGeometry
 
+READING_VERSION: Final = 2
+"""Bumped whenever a drawing's reading changes, so cached readings are measured again
+(2: a drawing with no stroke from the start is no route; a stroke needs a few red pixels)."""
 RED_MIN: Final = 170
 """A red pixel has R at least this, G and B at most ``OTHER_MAX``, and R above both by ``MARGIN``."""
 OTHER_MAX: Final = 90
@@ -42,7 +47,10 @@ MARGIN: Final = 110
 SAMPLES: Final = (0.25, 0.5, 0.75)
 """Where along a centre-to-centre segment red is looked for (fractions of a cell)."""
 SLACK: Final = 0.15
-"""How far across the segment (fraction of a cell) a sample may find its red pixel."""
+"""How far across the segment (fraction of a cell) a sample may find its red pixels."""
+MIN_RED_PIXELS: Final = 3
+"""Red pixels a sample needs (a stroke 3 px wide gives 9): stray red pixels, such as
+Gaussian noise's (1.6% of its pixels), join no cells."""
 MAX_WALK_STEPS: Final = 20_000
 """Bound on the steps tried over all readings of one drawing (loops make several)."""
 OPPOSITE: Final[dict[str, Direction]] = {"up": "down", "down": "up", "left": "right", "right": "left"}
@@ -76,14 +84,15 @@ def red_mask(image: Image.Image) -> np.ndarray:
 
 
 def _joined(mask: np.ndarray, centre: tuple[int, int], dr: int, dc: int, cell_px: int) -> bool:
-    """Red covers the segment from ``centre`` one cell towards ``(dr, dc)`` near its middle."""
+    """Red covers the segment from ``centre`` one cell towards ``(dr, dc)`` near its middle: each
+    sample point has ``MIN_RED_PIXELS`` red pixels within the slack across the segment."""
     x0, y0 = centre
     slack = max(1, round(SLACK * cell_px))
     for fraction in SAMPLES:
         x, y = round(x0 + dc * fraction * cell_px), round(y0 + dr * fraction * cell_px)
         across_x, across_y = (slack, 1) if dr else (1, slack)
         window = mask[max(0, y - across_y) : y + across_y + 1, max(0, x - across_x) : x + across_x + 1]
-        if not window.any():
+        if np.count_nonzero(window) < MIN_RED_PIXELS:
             return False
     return True
 
@@ -149,6 +158,8 @@ def read_route(family: FamilySpec, image: Image.Image, state: Any) -> RouteReadi
     links = _strokes(red_mask(image), geometry)
     start = vr.route_start(state)
     strokes = _component_strokes(links, start)
+    if not strokes:
+        return RouteReading((start,), (), Replay(False, 0, "no_answer", None))
 
     def reading_of(cells: tuple[Cell, ...]) -> RouteReading:
         steps = tuple(vr.route_answer(state, cells) if vr.route_answer else route_directions(cells))

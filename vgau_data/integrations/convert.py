@@ -18,7 +18,9 @@ submission header (``lmms_eval_settings``); when it says ``repeats`` > 1 and sam
 fewer outputs, a warning names them. A request lmms-eval gave up on (``[LMMS_EVAL_REQUEST_FAILED ...``) is left out
 of the submission and named; scoring then counts that row as missing. For the interactive
 protocols the output is our episode JSON and the answer inside it is taken (anything else
-there counts as no answer, as in the task's own ``process_results``).
+there counts as no answer, as in the task's own ``process_results``); an episode played
+under another reader (``VGAU_READER=authors``; its ``reader`` field) becomes a record of
+that reader's variant (``oracle_vcot_authors``).
 
 VLMEvalKit (``<work_dir>/<model>/<run>/<model>_<DATASET>.xlsx``, or ``.tsv`` / ``.json``
 with ``PRED_FORMAT``, ``.csv`` by hand): the input TSV's columns minus ``image``, plus
@@ -235,9 +237,11 @@ def records_from_lmms_eval(
             if failure is not None:
                 converted.leave_out(row_id, protocol, run + k, failure)
                 continue
+            variant = protocol
             if interactive and isinstance(output, str):
                 output = str(episode["answer"]) if episode else ""
-            converted.records.append(SubmissionRecord(row_id, protocol, run + k, output))
+                variant = _reader_variant(protocol, episode)
+            converted.records.append(SubmissionRecord(row_id, variant, run + k, output))
     if short:
         converted.warnings.append(
             f"{path}: its results.json says repeats={expected_repeats} but {len(short)} sample(s) carry fewer "
@@ -245,6 +249,16 @@ def records_from_lmms_eval(
             "the first only (task files older than vgau_data's version-2 tasks); their other runs score as missing"
         )
     return converted
+
+
+def _reader_variant(protocol: str, episode: Mapping[str, Any] | None) -> str:
+    """The variant an episode's record belongs to: ``protocol``, suffixed by a non-default reader it names."""
+    from vgau_data.readers import DEFAULT_READER, READERS
+
+    reader = episode.get("reader", DEFAULT_READER) if episode else DEFAULT_READER
+    if reader == DEFAULT_READER or reader not in READERS or protocol.endswith(f"_{reader}"):
+        return protocol
+    return f"{protocol}_{reader}"
 
 
 def lmms_results_path(samples_path: str | Path) -> Path | None:

@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def protocol_episode(row: Mapping[str, Any], protocol: str) -> Any:
+def protocol_episode(row: Mapping[str, Any], protocol: str, reader: str = "ours") -> Any:
     """A fresh episode of ``protocol`` on a dataset row (raw Parquet cells or decoded ``datasets`` rows)."""
     from vgau_data.runners.instances import instance_from_row
     from vgau_data.runners.protocols import ProtocolConfig, make_episode
 
-    return make_episode(instance_from_row(dict(row)), ProtocolConfig(name=protocol), run=0)
+    return make_episode(instance_from_row(dict(row)), ProtocolConfig(name=protocol, reader=reader), run=0)
 
 
 def first_message(row: Mapping[str, Any], protocol: str) -> tuple[list[Any], str]:

@@ -6,7 +6,10 @@
              protocol: {optimal_accuracy, feasible_accuracy, parse_rate, n,
                         optimal_accuracy_std, feasible_accuracy_std, parse_rate_std,
                         runs, per_run, per_family, per_family_difficulty, errors, missing,
-                        coverage}}}
+                        coverage, reader}}}
+
+``reader`` (in ``META`` and in every protocol) names the answer reader that scored it
+(``vgau_data.readers``).
 
 Every dataset row counts in every run of every protocol: a row the submission leaves
 out is a failed verdict with error ``missing``, so leaving out hard rows can never raise
@@ -32,6 +35,7 @@ from vgau_data import __version__
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.scoring import Verdict, aggregate, mean_over_runs, score_answer
 from vgau_data.metrics.submission import Submission, check_against, order_protocols
+from vgau_data.readers import DEFAULT_READER, get_reader, reader_of_variant
 from vgau_data.schema import Int, MapOf, Num, Obj, Shape
 
 META_KEY = "META"
@@ -49,12 +53,14 @@ def missing_verdict(row_id: str, task: str, difficulty: str) -> Verdict:
     return Verdict(row_id, task, difficulty, False, False, False, 0, MISSING, None)
 
 
-def score_run(outputs: dict[str, str | None], references: ReferenceSet) -> list[Verdict]:
+def score_run(
+    outputs: dict[str, str | None], references: ReferenceSet, reader: str = DEFAULT_READER
+) -> list[Verdict]:
     """Verdicts for every dataset row, in dataset order; absent ids are ``missing``."""
     verdicts = []
     for row in references.rows:
         if row.id in outputs:
-            verdicts.append(score_answer(outputs[row.id], row.reference))
+            verdicts.append(score_answer(outputs[row.id], row.reference, reader))
         else:
             verdicts.append(missing_verdict(row.id, row.task, row.difficulty))
     return verdicts
@@ -68,8 +74,9 @@ def score_submission(
     details: dict[str, list[list[dict[str, Any]]]] | None = None,
     expected_runs: Mapping[str, int] | None = None,
     subset: bool = False,
+    reader: str = DEFAULT_READER,
 ) -> dict[str, Any]:
-    """Check ``submission`` against ``references`` and score every protocol and run.
+    """Check ``submission`` against ``references`` and score every protocol and run with ``reader``.
 
     Args:
         details: when given, filled with ``{protocol: [run -> [verdict dict per row]]}``.
@@ -78,10 +85,13 @@ def score_submission(
             as missing, so an unfinished run never looks complete.
         subset: score each protocol on the rows it answered only (labelled in META and
             the warnings as not comparable); by default every dataset row counts.
+        reader: the answer reader (``vgau_data.readers``); a protocol whose episodes were
+            played under another reader (its variant's suffix) gets a warning.
 
     Raises:
         SubmissionError / FingerprintMismatchError: see ``submission.check_against``.
     """
+    get_reader(reader)
     warnings = check_against(submission, references, allow_fingerprint_mismatch=allow_fingerprint_mismatch)
     wanted = set(references.ids)
     outputs: dict[tuple[str, int], dict[str, str | None]] = defaultdict(dict)
@@ -104,7 +114,7 @@ def score_submission(
         missing_per_run: list[int] = []
         answered_per_run: list[int] = []
         for run in range(run_counts[protocol]):
-            verdicts = score_run(outputs.get((protocol, run), {}), scored)
+            verdicts = score_run(outputs.get((protocol, run), {}), scored, reader)
             runs.append(aggregate(verdicts))
             answered_per_run.append(len(outputs.get((protocol, run), {})))
             missing_per_run.append(len(scored.rows) - answered_per_run[-1])
@@ -113,6 +123,12 @@ def score_submission(
         result = mean_over_runs(runs)
         result["missing"] = missing_per_run
         result["coverage"] = coverage(answered_per_run, n_rows)
+        result["reader"] = reader
+        if reader_of_variant(protocol) != reader:
+            warnings.append(
+                f"{protocol}: its episodes were played under the {reader_of_variant(protocol)!r} reader; the "
+                f"{reader!r} reader re-reads its answers, not where its episodes ended"
+            )
         if any(missing_per_run):
             warnings.append(
                 f"{protocol}: {sum(missing_per_run)} missing row(s) over {len(runs)} run(s) scored as failed "
@@ -142,6 +158,7 @@ def score_submission(
         "families": references.families,
         "protocols": list(model_result),
         "scorer": f"vgau_data {__version__}",
+        "reader": reader,
         "warnings": warnings,
     }
     return {header.model: {META_KEY: meta, **model_result}}

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from vgau_data import safe_json
 from vgau_data.errors import VgauError
-from vgau_data.puzzles.base import DIFFICULTIES, AnswerError, FamilySpec
+from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec
+from vgau_data.readers import DEFAULT_READER, get_reader
+from vgau_data.readers.ours import read_with
 from vgau_data.registry import FAMILIES, get_family
-
-logger = logging.getLogger(__name__)
 
 REFERENCE_KEYS: tuple[str, ...] = ("id", "task", "difficulty", "optimal_length", "state")
 
@@ -122,43 +121,33 @@ def parse_output(family: FamilySpec, output: object) -> tuple[tuple[Any, ...] | 
     return read_with(family.parse_answer, output, family.name)
 
 
-def read_with(parser: Callable[[str], Any], text: object, family: str) -> tuple[Any, str | None]:
-    """``(parser(text), None)``, or ``(None, reason code)`` for no text, an ``AnswerError`` or a parser bug."""
-    if not isinstance(text, str) or not text.strip():
-        return None, "no_answer"
-    try:
-        return parser(text), None
-    except AnswerError as error:
-        return None, error.code
-    except (ValueError, TypeError, OverflowError, RecursionError, MemoryError) as error:
-        # A parser bug must not lose the whole scoring run; the fuzz tests hunt these down.
-        logger.warning("%s parser failed on %r: %r", family, text[:80], error)
-        return None, "bad_format"
-
-
-def score_answer(output: str | None, reference: str | Mapping[str, Any] | Reference) -> Verdict:
+def score_answer(
+    output: str | None, reference: str | Mapping[str, Any] | Reference, reader: str = DEFAULT_READER
+) -> Verdict:
     """Parse ``output`` as the family's answer and replay it on the reference's state.
 
-    Never raises on the output (any text, None included); raises ``ReferenceError`` or
-    ``StateError`` when the reference itself is broken.
+    ``reader`` names how the text is read (``vgau_data.readers``): ``ours`` (the paper's
+    text) or ``authors`` (the authors' released code). Never raises on the output (any
+    text, None included); raises ``ReferenceError`` or ``StateError`` when the reference
+    itself is broken, ``ReaderError`` for an unknown reader.
     """
+    judge = get_reader(reader).judge
     ref = reference if isinstance(reference, Reference) else read_reference(reference)
-    family = FAMILIES[ref.task]
-    state = _state(ref.task, ref.state)
-
-    def verdict(parsed: bool, feasible: bool, length: int, error: str | None, first: int | None) -> Verdict:
-        optimal = feasible and length == ref.optimal_length
-        return Verdict(ref.id, ref.task, ref.difficulty, parsed, feasible, optimal, length, error, first)
-
-    answer, error = parse_output(family, output)
-    if answer is None:
-        return verdict(False, False, 0, error, None)
-    replayed = family.replay(state, answer)
-    return verdict(True, replayed.feasible, replayed.length, replayed.error, replayed.first_invalid_step)
+    reading = judge(FAMILIES[ref.task], _state(ref.task, ref.state), ref.optimal_length, output)
+    replay = reading.replay
+    optimal = replay.feasible and replay.length == ref.optimal_length
+    return Verdict(
+        ref.id, ref.task, ref.difficulty, reading.parsed, replay.feasible, optimal, replay.length, replay.error,
+        replay.first_invalid_step,
+    )
 
 
 def score_batch(
-    predictions: Sequence[str | None], references: Sequence[str | Mapping[str, Any]], *, return_details: bool = False
+    predictions: Sequence[str | None],
+    references: Sequence[str | Mapping[str, Any]],
+    *,
+    return_details: bool = False,
+    reader: str = DEFAULT_READER,
 ) -> dict[str, Any]:
     """Score parallel lists and aggregate; the ``evaluate`` module forwards here.
 
@@ -170,7 +159,8 @@ def score_batch(
         raise ValueError(f"return_details must be True or False, got {return_details!r:.40}")  # noqa: TRY004
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references; they must pair up")
-    verdicts = [score_answer(p, r) for p, r in zip(predictions, references)]
+    get_reader(reader)
+    verdicts = [score_answer(p, r, reader) for p, r in zip(predictions, references)]
     result = aggregate(verdicts)
     if return_details:
         result["details"] = [v.to_dict() for v in verdicts]

@@ -131,3 +131,56 @@ def format_report(
     if warnings:
         parts += ["", *(f"warning: {w}" for w in warnings)]
     return terminal_safe("\n".join(parts))
+
+
+def difference(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """A result-shaped dict of ``second - first`` for every accuracy (cells present in both).
+
+    Example:
+        >>> a = {"optimal_accuracy": 0.5, "per_family_difficulty": {"maze": {"easy": {"optimal_accuracy": 0.5}}}}
+        >>> b = {"optimal_accuracy": 0.25, "per_family_difficulty": {"maze": {"easy": {"optimal_accuracy": 0.25}}}}
+        >>> difference(a, b)["per_family_difficulty"]["maze"]["easy"]["optimal_accuracy"]
+        -0.25
+    """
+
+    def minus(x: Mapping[str, Any], y: Mapping[str, Any]) -> dict[str, Any]:
+        def number(value: Any) -> bool:
+            return isinstance(value, (int, float))
+
+        return {m: y[m] - x[m] for m in METRIC_TITLES if number(x.get(m)) and number(y.get(m))}
+
+    cells: dict[str, dict[str, Any]] = {}
+    for family, levels in first.get("per_family_difficulty", {}).items():
+        for level, cell in levels.items():
+            other = second.get("per_family_difficulty", {}).get(family, {}).get(level)
+            if other is not None:
+                cells.setdefault(family, {})[level] = minus(cell, other)
+    return {**minus(first, second), "runs": 1, "per_family_difficulty": cells}
+
+
+def format_reader_report(
+    model: str,
+    by_reader: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    warnings: Sequence[str] = (),
+    *,
+    subset: bool = False,
+) -> str:
+    """``vgau-data score --reader both``: each protocol's row under each reader, then their
+    difference per cell (the second reader minus the first, in percentage points)."""
+    first, second = list(by_reader)
+    rows: dict[str, Mapping[str, Any]] = {}
+    for protocol, result in by_reader[first].items():
+        rows[f"{protocol} [{first}]"] = result
+        if protocol in by_reader[second]:
+            rows[f"{protocol} [{second}]"] = by_reader[second][protocol]
+            rows[f"{protocol} [{second}-{first}]"] = difference(result, by_reader[second][protocol])
+    parts = []
+    for metric in ("optimal_accuracy", "feasible_accuracy"):
+        name = METRIC_TITLES[metric].removesuffix(" (%)").lower()
+        scope = f" [{SUBSET_LABEL}]" if subset else ""
+        title = f"{model}: {name} (%) read by {first} and by {second}, then {second}-{first} (points){scope}"
+        parts += [format_table(rows, metric, title=title), ""]
+    parts.pop()
+    if warnings:
+        parts += ["", *(f"warning: {w}" for w in warnings)]
+    return terminal_safe("\n".join(parts))

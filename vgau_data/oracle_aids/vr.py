@@ -4,7 +4,8 @@ A family's ``sketch(state, answer)`` says what to draw; this module draws it on 
 board, the way the paper's self-VR prompts ask a model to:
 
 - maze, sokoban, path: one continuous red polyline through cell centres (the agent's
-  route; sokoban's player path up to the cell from which the final push happens);
+  route; sokoban's player path up to the cell from which the final push happens, or the
+  push itself when the player pushes from where it stands);
 - onet: one polyline per removed pair along its connection path, a distinct bright
   colour per pair (the first red);
 - parking, klotski: a numbered arrow per move, from the centre of a cell of the moved

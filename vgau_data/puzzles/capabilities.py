@@ -2,7 +2,7 @@
 
 A family declares a group as a module constant (``FamilySpec.from_modules`` picks it up
 from the module it passes: ``FIDELITY`` and ``VR`` in ``fidelity.py``, ``PAPER`` in
-``paper.py``, ``STRUCTURE`` in ``structure.py``). A group is None on a family that lacks
+``paper.py``, ``STRUCTURE`` in ``structure.py``, ``AUTHORS_READER`` in ``authors_reader.py``). A group is None on a family that lacks
 it, and every consumer says what it leaves out then:
 
     episode_steps  the answer is not the interactive steps (path names letters, its episode
@@ -17,6 +17,10 @@ it, and every consumer says what it leaves out then:
                    helpers that read them); without it ``build --from-paper`` refuses it
     structure      structure statistics of instances, ours beside the authors' (the card's
                    table, ``benchmarks/structure.py``); without it the family is left out
+    authors_reader how the authors' released code reads the family's answers and ends its
+                   episodes (``authors_reader.py``: ``AUTHORS_READER``, an
+                   ``AuthorsReader``); without it the ``authors``
+                   reader refuses the family (``ReaderError``)
 
 The vocabulary these groups speak lives here too: ``Sketch`` (what a drawing shows),
 ``pick_edits`` (perturbations by exactly k cells), ``Statistic`` and ``Measures``.
@@ -27,7 +31,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vgau_data.types import DELTAS, Cell, Direction
 
@@ -116,6 +120,36 @@ class SolutionSketch:
     sketch: Callable[[Any, Sequence[Any]], Sketch]
     route_start: Callable[[Any], Cell] | None = None
     route_answer: Callable[[Any, Sequence[Cell]], tuple[Any, ...]] | None = None
+
+
+class AuthorsReader(Protocol):
+    """How the authors' released code reads a family (``authors_reader.py``: ``AUTHORS_READER``).
+
+    ``AuthorsReader`` implements it with their shared behaviour;
+    the ``authors`` reader (``vgau_data.readers``) uses it.
+
+    Attributes:
+        family: the family's name.
+        empty_answer: what their step runner answers after a failed episode.
+        bounded: their adapter ends an episode once the goal is out of reach within the optimum.
+        read_answer: ``text -> Answer`` (``authors_reading.Answer``), or the reason code of a
+            text without an answer.
+        read_step: ``text -> step`` of one interactive reply, or None.
+        answer_text: ``steps -> text``, their runner's answer after a finished episode.
+        episode: ``(spec, state, optimal_length, budget) -> EpisodeRules`` (``puzzles.reading``).
+    """
+
+    family: str
+    empty_answer: str
+    bounded: bool
+
+    def read_answer(self, text: str) -> Any: ...
+
+    def read_step(self, text: str) -> Any: ...
+
+    def answer_text(self, steps: Sequence[Any]) -> str: ...
+
+    def episode(self, family: Any, state: Any, optimal_length: int, budget: str) -> Any: ...
 
 
 def route_directions(cells: Sequence[Cell]) -> tuple[Direction, ...]:

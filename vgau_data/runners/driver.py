@@ -348,6 +348,7 @@ def record_header(
         "backend": description,
         "protocol": config.to_dict(),
         "variant": config.variant,
+        "reader": config.reader,
         "run": run,
         "gen": gen.to_dict(),
         "dataset_fingerprint": dataset.fingerprint,
@@ -364,7 +365,7 @@ def episode_record(episode: Episode, key: str, run: int) -> dict[str, Any]:
     instance = episode.instance
     verdict = None
     if outcome.error is None:
-        verdict = score_answer(outcome.output, instance.reference).to_dict()
+        verdict = score_answer(outcome.output, instance.reference, episode.config.reader).to_dict()
     return {
         "key": key,
         "id": instance.id,

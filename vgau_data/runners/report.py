@@ -11,7 +11,9 @@ scored as failed, and the report says which protocols are incomplete and why.
 ``score_records`` without a dataset scores over the instances asked for instead (the
 diagnosis compares protocols on one selection). Every variant's result
 also counts how its episodes ended (``episode_ends``: goal, illegal, cap, ...), and
-episodes stopped by the ``fixed`` budget's cap are named in a warning.
+episodes stopped by the ``fixed`` budget's cap are named in a warning. Each variant is
+scored by the reader its episodes were played under (``vgau_data.readers``: the
+``_authors`` suffix); ``results.json`` names it per protocol and in ``META``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from vgau_data.metrics.submission import (
     write_submission,
 )
 from vgau_data.metrics.tables import format_report
+from vgau_data.readers import reader_of_variant
 from vgau_data.runners.records import (
     Expected,
     RecordsError,
@@ -180,7 +183,9 @@ def score_records(
             header.dataset_revision,
         )
         records = tuple(r for r in submission.records if r.protocol == variant)
-        scored = score_submission(Submission(header, records), scope, expected_runs={variant: runs})
+        scored = score_submission(
+            Submission(header, records), scope, expected_runs={variant: runs}, reader=reader_of_variant(variant)
+        )
         (body,) = scored.values()
         meta = meta or body["META"]
         result = body[variant]
@@ -203,7 +208,14 @@ def score_records(
     if meta is None:
         raise RecordsError(f"nothing was run under {collected.model_dir}")
     n_rows = len(references.rows) if references is not None else len(all_ids)
-    meta = {**meta, "protocols": list(model_result), "warnings": warnings + incomplete, "n_rows": n_rows}
+    readers = sorted({result["reader"] for result in model_result.values()})
+    meta = {
+        **meta,
+        "protocols": list(model_result),
+        "reader": readers[0] if len(readers) == 1 else "mixed",
+        "warnings": warnings + incomplete,
+        "n_rows": n_rows,
+    }
     return {header.model: {"META": meta, **model_result}}, warnings + incomplete, incomplete
 
 

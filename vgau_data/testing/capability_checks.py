@@ -29,8 +29,11 @@ from vgau_data.fidelity import read_cells, read_route
 from vgau_data.fidelity.glyphs import read_glyphs
 from vgau_data.oracle_aids import oracle_aid
 from vgau_data.oracle_aids.vr import oracle_vr
+from vgau_data.protocols import BUDGET_MODES
+from vgau_data.puzzles.authors_reading import judge_answer
 from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec, canonical_json
 from vgau_data.puzzles.capabilities import Sketch
+from vgau_data.puzzles.reading import EpisodeRules
 
 if TYPE_CHECKING:
     from vgau_data.testing.checks import Instance
@@ -49,6 +52,26 @@ def check_capabilities(spec: FamilySpec, instances: Sequence[Instance], expect: 
         _check_paper(spec, instances, expect)
     if spec.structure is not None:
         _check_structure(spec, instances, expect)
+    if spec.authors_reader is not None:
+        _check_authors_reader(spec, instances, expect)
+
+
+def _check_authors_reader(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:
+    """The ``authors`` reader's view of the family: its name, the canonical answer read as optimal,
+    their failed-episode answer as no solution, and an episode's rules under both budgets."""
+    reader = spec.authors_reader
+    expect(reader.family == spec.name, f"{spec.name}: authors_reader.family is {reader.family!r}")
+    for instance in instances:
+        canonical = judge_answer(spec, instance.state, reader.read_answer(spec.format_answer(instance.answer)))
+        expect(canonical.replay.feasible and canonical.replay.length == instance.optimal_length,
+               f"{instance.where}: the authors reader reads the canonical answer as {canonical.replay}")  # fmt: skip
+        if instance.optimal_length:
+            empty = judge_answer(spec, instance.state, reader.read_answer(reader.empty_answer))
+            expect(not empty.replay.feasible, f"{instance.where}: the authors reader's empty_answer solves it")
+        for budget in BUDGET_MODES:
+            rules = reader.episode(spec, instance.state, instance.optimal_length, budget)
+            expect(isinstance(rules, EpisodeRules), f"{instance.where}: authors_reader.episode under {budget!r} "
+                   f"gave {type(rules).__name__}, not EpisodeRules")  # fmt: skip
 
 
 def _check_fidelity(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:

@@ -21,6 +21,10 @@ difficulties, averaged by ``mean_of_rows``): the per-difficulty cells of Table 1
 
 ``DATASET_PATH`` (read when lmms-eval loads a task file) is ``$VGAU_PUZZLES`` when set (a
 local ``vgau-data build`` folder), else the Hub dataset ``vgau/puzzles``.
+
+``$VGAU_READER`` (``vgau_data.readers``: ``ours``, the default, or ``authors``) picks how
+answers are read and scored and where interactive episodes end; the episode JSON names
+it (``reader``), so ``vgau-data convert`` files those episodes under the reader's variant.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from vgau_data import safe_json
 from vgau_data.integrations.prompts import first_message, protocol_episode
 from vgau_data.metrics.scoring import Verdict, make_reference, score_answer
 from vgau_data.puzzles.base import DIFFICULTIES
+from vgau_data.readers import DEFAULT_READER, env_reader
 from vgau_data.runners.instances import DEFAULT_DATASET
 
 DATASET_ENV = "VGAU_PUZZLES"
@@ -116,13 +121,15 @@ def doc_to_target(doc: Mapping[str, Any]) -> str:
     return str(doc["id"])
 
 
-def episode_answer_text(outcome: Any) -> str:
+def episode_answer_text(outcome: Any, reader: str = DEFAULT_READER) -> str:
     """The final agentic output: a JSON object holding the episode's answer text.
 
     A failed request ends the episode with ``end: "backend_error"`` and lmms-eval's marker
     in ``error``; the converter leaves such rows out, as it does failed single-turn requests.
     """
     payload = {EPISODE_KEY: 1, "answer": outcome.output or "", "end": outcome.end, "steps": outcome.steps}
+    if reader != DEFAULT_READER:
+        payload["reader"] = reader
     if outcome.error:
         payload["error"] = outcome.error
     return json.dumps(payload, ensure_ascii=False)
@@ -142,10 +149,11 @@ def agentic_doc_to_text(
     from vgau_data.runners.backends.base import Completion
 
     protocol = _protocol(lmms_eval_specific_kwargs)
+    reader = env_reader()
     if round_idx is None:
-        return flatten_conversation(protocol_episode(doc, protocol).request().messages)[1]
+        return flatten_conversation(protocol_episode(doc, protocol, reader).request().messages)[1]
     info = dict(previous_round_info or {})
-    episode = info.get("episode") or protocol_episode(doc, protocol)
+    episode = info.get("episode") or protocol_episode(doc, protocol, reader)
     outputs = list(previous_output or [])
     reply = outputs[-1] if outputs else ""
     if reply.startswith(REQUEST_FAILED):  # lmms-eval gave up on the request: not a model reply
@@ -153,7 +161,7 @@ def agentic_doc_to_text(
     else:
         episode.advance(Completion(text=reply))
     if episode.done:
-        return None, None, True, [*outputs, episode_answer_text(episode.outcome())], None
+        return None, None, True, [*outputs, episode_answer_text(episode.outcome(), episode.config.reader)], None
     images, text = flatten_conversation(episode.request().messages)
     return images, text, False, outputs, {"episode": episode, "state": {"steps": len(episode.turns)}}
 
@@ -176,12 +184,6 @@ def read_episode(output: str) -> dict[str, Any] | None:
     if not isinstance(payload, dict) or payload.get(EPISODE_KEY) != 1 or not isinstance(payload.get("answer"), str):
         return None
     return payload
-
-
-def episode_answer(output: str) -> str:
-    """The answer text inside a final agentic output ("" for anything else: scored as no answer)."""
-    payload = read_episode(output)
-    return str(payload["answer"]) if payload else ""
 
 
 def _verdict_metrics(verdicts: Sequence[Verdict], difficulty: str) -> dict[str, float | None]:
@@ -234,17 +236,23 @@ class KeepResponses:
 
 
 def process_results(doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float | None]:
-    """Replay-score the output(s) of one row (K with ``--repeats K``: the mean of their verdicts)."""
-    reference = make_reference(doc)
+    """Replay-score the output(s) of one row (K with ``--repeats K``: the mean of their verdicts), read by
+    ``$VGAU_READER``."""
+    reference, reader = make_reference(doc), env_reader()
     outputs = _outputs(results)
-    return _verdict_metrics([score_answer(output, reference) for output in outputs], str(doc["difficulty"]))
+    return _verdict_metrics([score_answer(output, reference, reader) for output in outputs], str(doc["difficulty"]))
 
 
 def agentic_process_results(doc: Mapping[str, Any], results: Sequence[Any]) -> dict[str, float | None]:
-    """Score the answer inside each final episode output (anything else counts as no answer)."""
+    """Score the answer inside each final episode output (anything else counts as no answer), read by the
+    reader the episode was played under."""
     reference = make_reference(doc)
-    outputs = [episode_answer(output) for output in _outputs(results)]
-    return _verdict_metrics([score_answer(output, reference) for output in outputs], str(doc["difficulty"]))
+    verdicts = [
+        score_answer(str(e["answer"]), reference, str(e.get("reader", DEFAULT_READER)))
+        if e else score_answer("", reference, env_reader())
+        for e in map(read_episode, _outputs(results))
+    ]
+    return _verdict_metrics(verdicts, str(doc["difficulty"]))
 
 
 def _outputs(results: Sequence[Any]) -> list[str]:

@@ -3,7 +3,8 @@
 The file holds the exported TSV's columns minus ``image`` plus ``prediction``, so each row
 carries its own reference (``id``, ``task``, ``category`` = difficulty, ``optimal_length``,
 ``state``). ``evaluate_predictions`` is what the shipped dataset class's ``evaluate`` calls,
-``primary_metrics`` what its ``report_primary_metric`` returns.
+``primary_metrics`` what its ``report_primary_metric`` returns; ``$VGAU_READER`` picks the
+answer reader (``vgau_data.readers``, default ``ours``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from vgau_data.errors import SubmissionError
 from vgau_data.integrations.convert import XLSX_CELL_LIMIT, read_prediction_table
 from vgau_data.metrics.scoring import Verdict, aggregate, read_reference, score_answer
 from vgau_data.puzzles.base import DIFFICULTIES
+from vgau_data.readers import env_reader
 
 logger = logging.getLogger(__name__)
 
@@ -26,8 +28,11 @@ HEADLINE: tuple[str, ...] = ("optimal_accuracy", "feasible_accuracy")
 """The numbers VLMEvalKit's run summary leads with, in the paper's Table 1 order."""
 
 
-def score_prediction_rows(rows: list[dict[str, Any]], where: str = "predictions") -> list[Verdict]:
-    """One verdict per row of a prediction table."""
+def score_prediction_rows(
+    rows: list[dict[str, Any]], where: str = "predictions", reader: str | None = None
+) -> list[Verdict]:
+    """One verdict per row of a prediction table, read by ``reader`` (default ``$VGAU_READER``)."""
+    reader = reader or env_reader()
     if rows and (missing := [c for c in REFERENCE_COLUMNS if c not in rows[0]]):
         raise SubmissionError(f"{where}: lacks the columns {missing}; was it made from `vgau-data export vlmevalkit` TSVs?")
     verdicts = []
@@ -42,7 +47,7 @@ def score_prediction_rows(rows: list[dict[str, Any]], where: str = "predictions"
         if isinstance(prediction, str) and len(prediction) == XLSX_CELL_LIMIT:
             logger.warning("%s row %d (%s): prediction cut at Excel's %d-character limit?", where, number, reference.id,
                            XLSX_CELL_LIMIT)
-        verdicts.append(score_answer(None if prediction is None else str(prediction), reference))
+        verdicts.append(score_answer(None if prediction is None else str(prediction), reference, reader))
     return verdicts
 
 

@@ -39,6 +39,8 @@ Args:
         (vgau_data.metrics.scoring.make_reference(row)).
     return_details (bool): also return one verdict dict per prediction, in input order
         (True or False only: any other value is an error).
+    reader (str): how answers are read (vgau_data.readers): "ours" (default, the paper's text)
+        or "authors" (the authors' released code, the reader behind the paper's tables).
 Returns:
     optimal_accuracy (float): share of answers that are feasible and of optimal length.
     feasible_accuracy (float): share of answers whose steps are legal and reach the goal.
@@ -83,5 +85,5 @@ class SolverAccuracy(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2608.22174"],
         )
 
-    def _compute(self, predictions, references, return_details=False):
-        return score_batch(list(predictions), list(references), return_details=return_details)
+    def _compute(self, predictions, references, return_details=False, reader="ours"):
+        return score_batch(list(predictions), list(references), return_details=return_details, reader=reader)

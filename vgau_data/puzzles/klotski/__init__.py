@@ -35,6 +35,7 @@ from __future__ import annotations
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.puzzles.klotski import (
     answers,
+    authors_reader,
     fidelity,
     generator,
     paper,
@@ -50,6 +51,6 @@ __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "klotski",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, authors_reader),
     aid=render.AID,
 )

@@ -30,6 +30,7 @@ from __future__ import annotations
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.puzzles.sokoban import (
     answers,
+    authors_reader,
     fidelity,
     generator,
     paper,
@@ -45,6 +46,6 @@ __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "sokoban",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, authors_reader),
     aid=render.AID,
 )

@@ -61,9 +61,13 @@ def _walk(state: SokobanState, moves: Sequence[Direction]) -> tuple[list[Cell], 
 
 
 def sketch(state: SokobanState, answer: Sequence[Direction]) -> Sketch:
-    """The player's red route from its cell to the cell from which the final push happens (Table 31)."""
+    """The player's red route from its cell to the cell from which the final push happens (Table 31).
+
+    When that is the player's own cell (one push solves the row), the push itself is drawn:
+    a route is a stroke, and an empty drawing reads as no route.
+    """
     cells, _ = _walk(state, answer)
-    return Sketch(routes=(tuple(cells[:-1] if len(cells) > 1 else cells),))
+    return Sketch(routes=(tuple(cells[:-1] if len(cells) > 2 else cells),))
 
 
 def route_answer(state: SokobanState, cells: Sequence[Cell]) -> tuple[Direction, ...]:

@@ -32,6 +32,7 @@ from vgau_data.errors import VgauError
 from vgau_data.protocols import BUDGET_MODES, budget_variant
 from vgau_data.protocols import PROTOCOLS as DECLARED
 from vgau_data.puzzles.prompts import PROMPT_VERSION
+from vgau_data.readers import DEFAULT_READER, READERS
 from vgau_data.runners.messages import Asks, Conversation, ImagePart, Message, keep_last_images
 
 if TYPE_CHECKING:
@@ -110,6 +111,8 @@ class ProtocolConfig:
             reported as ``end == "cap"``); the model is not told.
         generation_context: what reaches the image stage of a protocol that draws (one of
             ``GENERATION_CONTEXTS``); other protocols take only the default.
+        reader: how replies are read and scored and, in interactive protocols, where an
+            episode ends (``vgau_data.readers``: ``ours``, the default, or ``authors``).
     """
 
     name: str
@@ -117,6 +120,7 @@ class ProtocolConfig:
     history: int | None = None
     cap_factor: int = 2
     generation_context: GenerationContext = "reasoning"
+    reader: str = DEFAULT_READER
 
     def __post_init__(self) -> None:
         cls = protocol_class(self.name)
@@ -134,6 +138,8 @@ class ProtocolConfig:
             )
         if self.generation_context != GENERATION_CONTEXTS[0] and not cls.draws:
             raise ProtocolError(f"{self.name!r} draws nothing, so it takes no generation context")
+        if self.reader not in READERS:
+            raise ProtocolError(f"reader must be one of {tuple(READERS)}, got {self.reader!r}")
 
     @property
     def protocol(self) -> type[Episode]:
@@ -143,16 +149,21 @@ class ProtocolConfig:
     def variant(self) -> str:
         """``oracle_vcot_fixed``, ``oracle_aug_vcot_last2``...: the name records and submissions use.
 
+        A reader other than the default ends the name (``vgau_data.readers.reader_of_variant``).
+
         Example:
             >>> ProtocolConfig(name="oracle_vcot", budget="fixed").variant
             'oracle_vcot_fixed'
             >>> ProtocolConfig(name="self_vcot", budget="fixed", generation_context="direct", history=1).variant
             'self_vcot_fixed_direct_last1'
+            >>> ProtocolConfig(name="oracle_vcot", history=2, reader="authors").variant
+            'oracle_vcot_last2_authors'
         """
         name = budget_variant(self.name, self.budget)
         if self.generation_context != GENERATION_CONTEXTS[0]:
             name += f"_{self.generation_context}"
-        return name + (f"_last{self.history}" if self.history is not None else "")
+        name += f"_last{self.history}" if self.history is not None else ""
+        return name + (f"_{self.reader}" if self.reader != DEFAULT_READER else "")
 
     def step_cap(self, optimal_length: int) -> int:
         """Most steps an episode may take: the optimum, or the ``fixed`` budget's cap."""
@@ -161,10 +172,13 @@ class ProtocolConfig:
         return max(self.cap_factor * optimal_length, optimal_length + 1)
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings for record headers and keys (a protocol that draws nothing has no generation context)."""
+        """The settings for record headers and keys (a protocol that draws nothing has no generation context;
+        the default reader is left out, so records made before readers keep their keys)."""
         settings = {**asdict(self), "prompt_version": PROMPT_VERSION}
         if not self.protocol.draws:
             del settings["generation_context"]
+        if self.reader == DEFAULT_READER:
+            del settings["reader"]
         return settings
 
 

@@ -19,6 +19,14 @@ Scoring: the episode's answer is its steps, written with the family's ``format_a
 other protocol judges it. Path's steps are marker moves with declared labels, so an
 episode that does not reach the destination is never solved, whoever scores the text.
 A first reply without a readable step answers nothing (scored ``no_answer``).
+
+The reader (``ProtocolConfig.reader``, ``vgau_data.readers``) reads every reply and says
+where the episode ends and what it answers: the above is ``ours``. ``authors`` plays the
+authors' step runners instead (``puzzles/authors_reading.AuthorsEpisode``): both budgets
+stop at the optimum, a step that puts the goal out of reach within it ends the episode
+(``off_optimum``), ``fixed`` succeeds only on a 0 said at exactly that step
+(``stopped_early`` / ``stopped_late`` otherwise), and a failed episode answers their
+empty answer.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from vgau_data.puzzles import prompts
 from vgau_data.puzzles.base import AnswerError
+from vgau_data.readers import get_reader
 from vgau_data.runners.environment import PuzzleEnv
 from vgau_data.runners.messages import Asks, Message, assistant, user
 from vgau_data.runners.protocols.base import Episode, ProtocolConfig, Turn, register
@@ -36,9 +45,6 @@ if TYPE_CHECKING:
     from vgau_data.runners.instances import Instance
 
 logger = logging.getLogger(__name__)
-
-NO_ANSWER_ENDS: frozenset[str] = frozenset({"unparseable_count", "cap"})
-"""Endings that are failures whatever the board shows: the model never said it was done."""
 
 
 class InteractiveEpisode(Episode):
@@ -54,7 +60,10 @@ class InteractiveEpisode(Episode):
             self.family, state, annotate=self.images == "shown_annotated", observe=self.images != "drawn"
         )
         self.env.reset()
-        self.cap = config.step_cap(instance.optimal_length)
+        self.rules = get_reader(config.reader).episode(
+            self.family, state, instance.optimal_length, config.budget, config.step_cap(instance.optimal_length)
+        )
+        """How replies are read and where the episode ends (the config's reader)."""
         first: list[Any] = [instance.image]
         if self.images == "shown_annotated":
             first.append(instance.aid())
@@ -80,7 +89,7 @@ class InteractiveEpisode(Episode):
 
     def _step_reply(self, turn: Turn, text: str) -> None:
         try:
-            step = self.family.parse_step(text)
+            step = self.rules.read_step(text)
         except AnswerError as error:
             turn.parse_error = error.code
             self._end("unparseable")
@@ -92,28 +101,28 @@ class InteractiveEpisode(Episode):
             self._end("unparseable")
             return
         turn.step = self.family.format_step(step)
-        result = self.env.step(step)
+        result = self.env.step(self.rules.env_step(step))
         turn.feedback = result.feedback
         if result.illegal is not None:
             self._end("illegal")
+        elif (end := self.rules.after_step(self.env.state, self.steps_taken)) is not None:
+            self._end(end)
         elif self.config.budget == "fixed":
             self._show(result.image, prompts.REMAINING_QUESTION, "remaining")
-        elif result.goal:
+        elif result.goal and self.rules.ends_at_goal:
             self._end("goal")
-        elif self.steps_taken >= self.cap:
+        elif self.steps_taken >= self.rules.max_steps:
             self._end("budget")
         else:
             self._show(result.image, prompts.step_request(self.family, self.steps_taken + 1), "step")
 
     def _count_reply(self, turn: Turn, text: str) -> None:
-        turn.remaining = prompts.parse_remaining(text)
+        turn.remaining = self.rules.read_remaining(text)
         if turn.remaining is None:
             turn.parse_error = "bad_format"
             self._end("unparseable_count")
-        elif turn.remaining == 0:
-            self._end("stopped")
-        elif self.steps_taken >= self.cap:
-            self._end("cap")
+        elif (end := self.rules.after_count(turn.remaining, self.steps_taken, self.env.state)) is not None:
+            self._end(end)
         else:
             self._request_parts[-1] = prompts.step_request(self.family, self.steps_taken + 1)
             self._ask = "step"
@@ -128,12 +137,8 @@ class InteractiveEpisode(Episode):
         self._ask = asks
 
     def _end(self, end: str) -> None:
-        """Finish with the steps taken as the answer, or no answer when nothing was committed."""
-        fixed_failure = self.config.budget == "fixed" and end == "unparseable"
-        if not self.env.steps or end in NO_ANSWER_ENDS or fixed_failure:
-            self._finish("", end, None, self.steps_taken)
-            return
-        self._finish(self.family.format_answer(tuple(self.env.steps)), end, None, self.steps_taken)
+        """Finish with the answer the reader gives for this ending."""
+        self._finish(self.rules.output(end, tuple(self.env.steps), self.env.state), end, None, self.steps_taken)
 
 
 @register
