@@ -1,0 +1,261 @@
+"""The keys of the test set that training rows must not share, and the script that computes them.
+
+The test set is the benchmark as two sources publish it: ours (the seed-0 build, 600
+rows) and the authors' (the paper's 600 instances, public repo ``zyb1029/VGAU-Diag``).
+For each test instance the package ships (``data/heldout_keys.json``) its exact key and the
+canonical keys of its optimal trajectory, start first (``vgau_data.training.keys``): the
+numbers only, none of the authors' files.
+
+A training row is banned (``HeldOutKeys.banned``) when any state it passes through before
+its goal, its start included, has the canonical key of a test instance's start or of a
+state on a test instance's optimal trajectory at least ``MIN_SUFFIX`` steps from that
+instance's goal: a training answer through such a state gives away the test answer from
+there on. States nearer the goal are left out, on purpose: every onet board ends in one
+of about 80 two-tile boards (up to symmetry), so banning those would ban nearly every
+onet row for a one-step suffix that gives nothing away.
+
+The authors' path records hold no walls (the map is only in their images), but they hold
+the route (``answer_path``) and the labels, which is all the path key reads
+(``puzzles/path_symmetry.py``), so their path instances are keyed like every other; they
+have no exact key (their state JSON would need the walls).
+
+Recompute the file after changing a generator (the seed-0 build changes) or the keys::
+
+    vgau-data build --out seed0 --seed 0
+    python -m vgau_data.training.heldout --ours seed0 --paper VGAU-Diag --out vgau_data/training/data/heldout_keys.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from vgau_data.errors import PaperDataError, VgauError
+from vgau_data.registry import FAMILIES, get_family
+from vgau_data.training.keys import exact_key, hash_form, key_hex, trajectory_keys
+
+MIN_SUFFIX: Final = 2
+"""Test trajectory states at least this many steps from the goal are banned (see the module docstring)."""
+DATA_FILE: Final = "heldout_keys.json"
+FORMAT: Final = 1
+SOURCES: Final = ("ours", "paper")
+
+
+@dataclass(frozen=True, slots=True)
+class HeldOutInstance:
+    """One test instance: its source, id, exact key (None when unknown) and trajectory keys, start first."""
+
+    source: str
+    id: str
+    exact: int | None
+    trajectory: tuple[int, ...]
+
+    @property
+    def key(self) -> int:
+        """The canonical key of the instance's start."""
+        return self.trajectory[0]
+
+    @property
+    def name(self) -> str:
+        """``ours:maze-easy-0003`` or ``paper:sokoban_017``: how reports name the instance."""
+        return f"{self.source}:{self.id}"
+
+
+@dataclass
+class FamilyHeldOut:
+    """One family's test instances, indexed by key."""
+
+    instances: list[HeldOutInstance] = field(default_factory=list)
+    by_exact: dict[int, list[HeldOutInstance]] = field(default_factory=lambda: defaultdict(list))
+    by_start: dict[int, list[HeldOutInstance]] = field(default_factory=lambda: defaultdict(list))
+    by_state: dict[int, list[tuple[HeldOutInstance, int]]] = field(default_factory=lambda: defaultdict(list))
+    banned: frozenset[int] = frozenset()
+
+    def add(self, instance: HeldOutInstance) -> None:
+        self.instances.append(instance)
+        if instance.exact is not None:
+            self.by_exact[instance.exact].append(instance)
+        self.by_start[instance.key].append(instance)
+        steps = len(instance.trajectory)
+        for position, key in enumerate(instance.trajectory):
+            self.by_state[key].append((instance, steps - position))
+
+    def seal(self) -> None:
+        """Fix ``banned``: every start, and every trajectory state ``MIN_SUFFIX`` or more steps from the goal."""
+        self.banned = frozenset(self.by_start) | frozenset(
+            key for key, hits in self.by_state.items() if any(remaining >= MIN_SUFFIX for _, remaining in hits)
+        )
+
+
+@dataclass
+class HeldOutKeys:
+    """The whole test set's keys (``load_heldout_keys``), with where they came from."""
+
+    families: dict[str, FamilyHeldOut]
+    sources: dict[str, Any]
+
+    def family(self, name: str) -> FamilyHeldOut:
+        return self.families.get(name) or FamilyHeldOut()
+
+    def banned_by(self, family: str, keys: Sequence[int]) -> int | None:
+        """The first of ``keys`` (a row's trajectory keys) that the test set bans, or None."""
+        banned = self.family(family).banned
+        return next((key for key in keys if key in banned), None)
+
+
+def parse_heldout_keys(data: dict[str, Any]) -> HeldOutKeys:
+    """``HeldOutKeys`` of a file's JSON object (``compute_heldout_keys`` writes it).
+
+    Raises:
+        VgauError: not this format.
+    """
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("families"), dict):
+        raise VgauError(f"a test-keys file must be a JSON object of format {FORMAT} with 'families'")
+    families = {}
+    for name, entries in data["families"].items():
+        keys = FamilyHeldOut()
+        for entry in entries:
+            exact = entry.get("exact")
+            keys.add(HeldOutInstance(entry["source"], entry["id"], None if exact is None else int(exact, 16),
+                                  tuple(int(key, 16) for key in entry["trajectory"])))
+        keys.seal()
+        families[get_family(name).name] = keys
+    return HeldOutKeys(families, data.get("sources", {}))
+
+
+@functools.cache
+def load_heldout_keys() -> HeldOutKeys:
+    """The shipped test keys (``data/heldout_keys.json``), read once per process."""
+    text = resources.files("vgau_data.training").joinpath("data").joinpath(DATA_FILE).read_text(encoding="utf-8")
+    return parse_heldout_keys(json.loads(text))
+
+
+# ---------------------------------------------------------------------------- computing them
+
+
+def _entry(source: str, row_id: str, exact: int | None, trajectory: Sequence[int]) -> dict[str, Any]:
+    return {"source": source, "id": row_id, "exact": None if exact is None else key_hex(exact),
+            "trajectory": [key_hex(key) for key in trajectory]}
+
+
+def our_entries(build_dir: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(family, entry)`` for every row of a seed-0 build folder (``vgau-data build --seed 0``).
+
+    Raises:
+        VgauError: the folder is not a build, or a build of another seed.
+    """
+    from vgau_data.builders.build import built_settings
+    from vgau_data.builders.load import read_config_columns
+
+    settings = built_settings(build_dir) if build_dir.is_dir() else None
+    if settings is None or settings[0] != 0:
+        raise VgauError(f"{build_dir} is not a seed-0 build; make one with `vgau-data build --out {build_dir} --seed 0`")
+    for name, spec in FAMILIES.items():
+        for row in read_config_columns(build_dir, name, ["id", "state", "solution"]):
+            state = spec.from_json(row["state"])
+            answer = spec.answer_from_payload(row["solution"])
+            yield name, _entry("ours", row["id"], exact_key(name, state), trajectory_keys(name, state, answer))
+
+
+def paper_entries(clone: Path) -> Iterator[tuple[str, dict[str, Any] | str]]:
+    """``(family, entry)`` for every instance of the authors' data, or ``(family, message)`` for
+    one our rules cannot read (the caller reports it).
+
+    Boards are read and verified as ``vgau-data build --from-paper`` reads them (their solution
+    when it replays as an optimal answer, else our solver's); path records, whose walls are
+    only in their images, are keyed from their route and labels.
+    """
+    from vgau_data.builders.from_paper import locate_data, read_manifest, verify_record
+    from vgau_data.builders.paper_records import FORMATS, read_path_route, where
+    from vgau_data.puzzles.path_symmetry import route_forms
+
+    data_dir = locate_data(clone)
+    for name, fmt in FORMATS.items():
+        path = data_dir / fmt.manifest
+        if not path.is_file():
+            yield name, f"{path} is absent"
+            continue
+        for raw in read_manifest(path):
+            try:
+                if name == "path":
+                    fields = read_path_route(raw)
+                    labels = list(fields.labels.values())
+                    keys = [hash_form(min(route_forms(fields.route[i:], labels))) for i in range(len(fields.route) - 1)]
+                    yield name, _entry("paper", fields.task_id, None, keys)
+                    continue
+                verified = verify_record(name, fmt.read(raw, None))
+                spec = FAMILIES[name]
+                state = spec.from_json(verified.state)
+                yield name, _entry("paper", verified.task_id, exact_key(name, state),
+                                   trajectory_keys(name, state, verified.answer))
+            except PaperDataError as error:
+                yield name, f"{where(name, raw, fmt.id_key)}: {error}"
+
+
+def compute_heldout_keys(build_dir: Path, clone: Path | None) -> tuple[dict[str, Any], list[str]]:
+    """The test-keys file's JSON object and the messages of instances that could not be keyed."""
+    from vgau_data import __version__
+    from vgau_data.builders.from_paper import PAPER_REPO, clone_commit, locate_data
+    from vgau_data.builders.hub_folder import dataset_fingerprint
+
+    families: dict[str, list[dict[str, Any]]] = {name: [] for name in FAMILIES}
+    problems: list[str] = []
+    for name, entry in our_entries(build_dir):
+        families[name].append(entry)
+    sources: dict[str, Any] = {
+        "ours": {"build": "vgau-data build --seed 0", "vgau_data": __version__,
+                 "fingerprint": dataset_fingerprint(build_dir)},
+    }
+    if clone is not None:
+        for name, entry in paper_entries(clone):
+            if isinstance(entry, str):
+                problems.append(entry)
+            else:
+                families[name].append(entry)
+        sources["paper"] = {"repo": PAPER_REPO, "commit": clone_commit(locate_data(clone)), "unkeyed": problems}
+    counts = {source: sum(e["source"] == source for entries in families.values() for e in entries) for source in SOURCES}
+    sources["instances"] = counts
+    return {"format": FORMAT, "sources": sources, "families": families}, problems
+
+
+def dump_heldout_keys(data: dict[str, Any]) -> str:
+    """The file's text: one test instance a line, so a regenerated file diffs instance by instance."""
+    compact = functools.partial(json.dumps, sort_keys=True, separators=(",", ":"))
+    families = ",\n".join(
+        f"{compact(name)}:[\n" + ",\n".join(compact(entry) for entry in entries) + "\n]"
+        for name, entries in data["families"].items()
+    )
+    return (f'{{"format":{compact(data["format"])},\n"sources":{compact(data["sources"])},\n'
+            f'"families":{{\n{families}\n}}}}\n')
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Compute the test keys that generated training rows must avoid.")
+    parser.add_argument("--ours", required=True, type=Path, help="a seed-0 build folder (vgau-data build --seed 0)")
+    parser.add_argument("--paper", type=Path, default=None, help="a clone of zyb1029/VGAU-Diag (or its data/)")
+    parser.add_argument("--out", required=True, type=Path, help="the JSON file to write")
+    args = parser.parse_args(argv)
+    from vgau_data.files import write_atomic
+
+    try:
+        data, problems = compute_heldout_keys(args.ours, args.paper)
+    except VgauError as error:
+        print(f"heldout: error: {error}", file=sys.stderr)
+        return 2
+    write_atomic(args.out, dump_heldout_keys(data).encode("utf-8"))
+    for problem in problems:
+        print(f"not keyed: {problem}", file=sys.stderr)
+    print(f"wrote {args.out}: {data['sources']['instances']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
