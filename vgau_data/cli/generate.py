@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from vgau_data.cli.args import non_negative_int, output_dir, positive_int, say
 
@@ -57,12 +56,11 @@ def run(args: argparse.Namespace) -> int:
     from vgau_data.training.bands import parse_band
     from vgau_data.training.generate import GenerateConfig, generate_dataset
 
-    workers = args.workers or (os.cpu_count() or 1 if args.engine == "local" else 0)
     config = GenerateConfig(
         out_dir=Path(args.out), families=tuple(args.families), split=args.split, n=args.n,
         bands=None if args.lengths is None else tuple(parse_band(text) for text in args.lengths),
         seed=args.seed, shard_rows=args.shard_rows, prompt=args.prompt, oracle_aid=args.oracle_aid,
-        traces=tuple(args.traces), engine=args.engine, ray_address=args.ray_address, workers=max(workers, 1),
+        traces=tuple(args.traces), engine=args.engine, ray_address=args.ray_address, workers=args.workers,
         replace=args.replace, progress=not args.no_progress,
     )
     report = generate_dataset(config)

@@ -15,6 +15,7 @@ at all and the same task writes the same bytes. Every node must see the output f
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 from collections.abc import Callable
 from typing import Any, Final, Protocol
@@ -118,9 +119,11 @@ class RayEngine:
             self._ray.shutdown()
 
 
-def make_engine(name: str, workers: int, ray_address: str | None = None) -> Engine:
-    """The engine called ``name`` (``local`` with one worker runs in this process)."""
+def make_engine(name: str, workers: int | None, ray_address: str | None = None) -> Engine:
+    """The engine called ``name`` with ``workers`` (None: every core, or every CPU of the Ray cluster);
+    ``local`` with one worker runs in this process."""
     if name == "local":
+        workers = workers or os.cpu_count() or 1
         return InlineEngine() if workers == 1 else PoolEngine(workers)
     if name == "ray":
         return RayEngine(ray_address, workers)

@@ -78,7 +78,8 @@ class GenerateConfig:
     traces: tuple[str, ...] = ()
     engine: str = "local"
     ray_address: str | None = None
-    workers: int = 1
+    workers: int | None = 1
+    """Worker processes; None: every core (``local``) or every CPU of the Ray cluster (``ray``)."""
     replace: bool = False
     progress: bool = True
 
@@ -91,7 +92,7 @@ class GenerateConfig:
             (self.n >= 1, f"--n must be >= 1, got {self.n}"),
             (self.shard_rows >= 1, f"--shard-rows must be >= 1, got {self.shard_rows}"),
             (self.seed >= 0, f"--seed must be >= 0, got {self.seed}"),
-            (self.workers >= 1, f"--workers must be >= 1, got {self.workers}"),
+            (self.workers is None or self.workers >= 1, f"--workers must be >= 1, got {self.workers}"),
             (self.engine in ENGINES, f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}"),
             (self.prompt in PROMPT_PROTOCOLS, f"--prompt must be one of {', '.join(PROMPT_PROTOCOLS)}, got {self.prompt!r}"),
         ]
