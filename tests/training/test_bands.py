@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import pytest
@@ -35,4 +36,4 @@ def test_candidates_cycle_through_the_band_lengths_and_spread_their_quantiles() 
     assert {bucket for bucket, slot in slots if slot.length <= 6} == {"easy"}
     for length in (5, 8):  # every length's quantiles cover [0, 1) evenly
         quantiles = sorted(slot.quantile for _, slot in slots if slot.length == length)
-        assert max(b - a for a, b in zip(quantiles, quantiles[1:])) < 0.05
+        assert max(b - a for a, b in itertools.pairwise(quantiles)) < 0.05

@@ -183,6 +183,6 @@ def test_kill_9_mid_run_then_rerun_gives_the_same_bytes(small: Path, tmp_path: P
     process.wait()
     assert not (out / "README.md").exists(), "the run finished before it was killed"
     assert not list(out.glob("*/*.parquet")), "an unfinished part must not look like a dataset"
-    assert subprocess.run(command, capture_output=True).returncode == 0
+    assert subprocess.run(command, capture_output=True, check=False).returncode == 0
     assert shard_digests(out) == shard_digests(small)
     assert not list(out.rglob(".*.tmp"))
