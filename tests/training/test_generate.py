@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from vgau_data.errors import DatasetError, VgauError
+from vgau_data.metrics.scoring import score_answer
 from vgau_data.registry import FAMILIES
 from vgau_data.training import catalog, generate
 from vgau_data.training.bands import parse_band
@@ -59,6 +60,9 @@ def test_the_folder_loads_per_family_and_split_and_every_row_replays(small: Path
             assert replay.feasible and replay.length == row["optimal_length"]
             assert row["image"].size == spec.geometry.size
             assert row["prompt"] == spec.question(state, "text_cot")
+            reference = {"id": row["id"], "task": row["family"], "difficulty": row["band"],
+                         "optimal_length": row["optimal_length"], "state": row["state"]}  # as the card says
+            assert score_answer(spec.format_answer(spec.answer_from_payload(row["solution"])), reference).optimal
         assert len(set(rows["id"])) == 24
         assert len({canonical_key(family, spec.from_json(s)) for s in rows["state"]}) == 24
 
