@@ -24,18 +24,12 @@ from vgau_data.training.keys import canonical_key, exact_key, key_hex, trajector
 PAPER_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "paper"
 
 
-# The paper's sokoban manifest is not keyed yet: the shipped file was computed from a partial
-# clone that lacks it (docs/training-data.md). Rerunning the script on a full clone adds it.
-PAPER_UNKEYED = {"sokoban"}
-
-
-def test_the_shipped_keys_cover_our_600_and_the_papers_instances() -> None:
+def test_the_shipped_keys_cover_our_600_and_the_papers_600() -> None:
     shipped = load_heldout_keys()
-    assert shipped.sources["instances"] == {"ours": 600, "paper": 100 * (6 - len(PAPER_UNKEYED))}
+    assert shipped.sources["instances"] == {"ours": 600, "paper": 600}
     for family in FAMILIES:
         by_source = [i.source for i in shipped.family(family).instances]
-        assert by_source.count("ours") == 100
-        assert by_source.count("paper") == (0 if family in PAPER_UNKEYED else 100)
+        assert by_source.count("ours") == 100 and by_source.count("paper") == 100
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
