@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from vgau_data.puzzles import klotski, maze, onet, parking, path, sokoban
+from vgau_data.puzzles.klotski import state as klotski
+from vgau_data.puzzles.maze import state as maze
+from vgau_data.puzzles.onet import state as onet
+from vgau_data.puzzles.parking import state as parking
+from vgau_data.puzzles.path import state as path
+from vgau_data.puzzles.sokoban import state as sokoban
 
 GOLDEN_STATES = {
     "maze": maze.from_ascii(["##########", "#S...#...#", "#.##.#.#.#", "#.#..#.#.#", "#.#.##.#.#",

@@ -12,8 +12,8 @@ from vgau_data.builders.hub_folder import write_parquet
 from vgau_data.builders.instances import RowTask, generate_verified
 from vgau_data.cli import main
 from vgau_data.errors import DatasetError
-from vgau_data.puzzles.maze import MazeState
-from vgau_data.puzzles.path import PathState
+from vgau_data.puzzles.maze.state import MazeState
+from vgau_data.puzzles.path.state import PathState
 from vgau_data.puzzles.symmetry import D4
 from vgau_data.registry import FAMILIES
 from vgau_data.training.decontam import decontam_folder

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tests.training.golden_states import GOLDEN_STATES
@@ -55,23 +57,15 @@ def test_a_trajectory_keys_every_state_before_the_goal(family: str) -> None:
     assert spec.is_goal(spec.trajectory(state, answer)[-1])
 
 
-def test_a_family_without_a_symmetry_module_falls_back_to_the_identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib
+def test_a_family_without_a_symmetry_capability_falls_back_to_the_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vgau_data import registry
 
-    from vgau_data.training import keys
-
-    real = importlib.import_module
-
-    def missing(name: str, *args: object) -> object:
-        if name == "vgau_data.puzzles.maze_symmetry":
-            raise ModuleNotFoundError(name=name)
-        return real(name, *args)
-
-    keys.symmetry_of.cache_clear()
-    monkeypatch.setattr(importlib, "import_module", missing)
-    try:
-        symmetry = keys.symmetry_of("maze")
-        assert symmetry.transforms == ("identity",)
-        assert symmetry.forms(GOLDEN_STATES["maze"]) == [FAMILIES["maze"].to_json(GOLDEN_STATES["maze"])]
-    finally:
-        keys.symmetry_of.cache_clear()
+    declared = FAMILIES["maze"].symmetry
+    bare = dataclasses.replace(FAMILIES["maze"], symmetry=None)
+    monkeypatch.setitem(registry._FAMILIES, "maze", bare)
+    symmetry = symmetry_of("maze")
+    assert symmetry.transforms == ("identity",)
+    assert symmetry.forms(GOLDEN_STATES["maze"]) == [bare.to_json(GOLDEN_STATES["maze"])]
+    assert canonical_key("maze", GOLDEN_STATES["maze"]) != canonical_key(
+        "maze", declared.apply(GOLDEN_STATES["maze"], "rot90")
+    )

@@ -13,7 +13,8 @@ A family is one package, ``vgau_data/puzzles/<family>/``, of small role modules:
     and, where the family has them, the modules of its optional capabilities
     (``capabilities``): fidelity.py (``FIDELITY``: cell labels and perturbation; ``VR``:
     the drawn solution), paper.py (``PAPER``: the authors' records), structure.py
-    (``STRUCTURE``: structure statistics).
+    (``STRUCTURE``: structure statistics), symmetry.py (``SYMMETRY``: the transformations
+    that keep the task, for training-data decontamination).
 
 Its ``__init__`` ends with ``SPEC = FamilySpec.from_modules(name, (state, rules, ...))``
 (plus the traits where the family differs), registered by one line in
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from vgau_data.puzzles.capabilities import EpisodeSteps, Fidelity, SolutionSketch, Structure
+from vgau_data.puzzles.capabilities import EpisodeSteps, Fidelity, SolutionSketch, Structure, Symmetry
 from vgau_data.puzzles.prompts import QUESTION_STYLES, FamilyPrompts
 from vgau_data.rendering import AidStyle
 from vgau_data.types import (
@@ -271,9 +272,10 @@ MODULE_NAMES: dict[str, str] = {
     "vr": "VR",
     "paper": "PAPER",
     "structure": "STRUCTURE",
+    "symmetry": "SYMMETRY",
 }
 """How a family's modules spell the fields that are data, not functions (``FamilySpec.from_modules``)."""
-CAPABILITIES: tuple[str, ...] = ("episode_steps", "fidelity", "vr", "paper", "structure")
+CAPABILITIES: tuple[str, ...] = ("episode_steps", "fidelity", "vr", "paper", "structure", "symmetry")
 """The optional capability groups of ``FamilySpec`` (``capabilities``), None where a family has none."""
 
 
@@ -327,7 +329,7 @@ class FamilySpec:
 
     Optional capabilities (None: the family has none; ``capabilities`` describes each and
     what its consumers do without it): ``episode_steps``, ``fidelity``, ``vr``, ``paper``,
-    ``structure``.
+    ``structure``, ``symmetry``.
 
     Everything else is computed from these fields (``trajectory``, ``answer_steps``,
     ``answer_from_payload``, ``random_step``, ``oracle_steps``, ``question``, ``slot``,
@@ -364,6 +366,7 @@ class FamilySpec:
     vr: SolutionSketch | None = None
     paper: PaperFormat | None = None
     structure: Structure | None = None
+    symmetry: Symmetry | None = None
 
     @classmethod
     def from_modules(cls, name: str, modules: Sequence[ModuleType], **fields: Any) -> FamilySpec:
@@ -372,9 +375,9 @@ class FamilySpec:
         Every required field is looked up in ``modules`` by its own name (``apply_step``,
         ``solve``, ...) or, for data, in capitals (``MODULE_NAMES``: ``BUCKETS``,
         ``GEOMETRY``, ...); each capability group a module defines is taken the same way
-        (``FIDELITY``, ``VR``, ``PAPER``, ``STRUCTURE``, ``EPISODE_STEPS``), and a group no
-        module defines stays None. Modules that import a name from one another share one
-        object. The traits (``aid``, ``unique_length``, ...) are only ever given.
+        (``FIDELITY``, ``VR``, ``PAPER``, ``STRUCTURE``, ``SYMMETRY``, ``EPISODE_STEPS``),
+        and a group no module defines stays None. Modules that import a name from one
+        another share one object. The traits (``aid``, ``unique_length``, ...) are only ever given.
 
         Raises:
             TypeError: a required field no module defines, or two modules define differently.

@@ -1,34 +1,20 @@
-"""Task-preserving transformations of a board, for canonical keys (training-data decontamination).
+"""The square's symmetries, shared by the families' ``symmetry.py`` modules (the ``symmetry`` capability).
 
-Rotating a maze a quarter turn, or renaming the fruits of an onet board, gives the same
-puzzle: the same optimum, and the old answer with its moves remapped solves it. A training
-row that is such a copy of a test instance leaks that instance, so decontamination
-compares states up to these transformations (``vgau_data.training.keys``).
-
-A family declares its group in ``puzzles/<family>_symmetry.py``, which ends with
-``SYMMETRY = Symmetry(...)``; a family without one falls back to ``identity(spec)``
-(states are equal only when their JSON is). What a family declares:
-
-- ``transforms``: names of the geometric maps of its group (``D4`` below, a mirror, or
-  just ``"identity"``), applied by ``apply(state, name)`` and, to one step of an answer,
-  by ``map_step(step, name, state)`` (``state`` is the board the step is played on).
-- ``form(state)``: a string that is equal for two states exactly when they are the same
-  board up to relabelling (fruits, letters, other vehicles), and, where a family says so,
-  up to details its answer does not depend on (a sokoban player anywhere in its region).
-  ``canonical_key`` takes the least form over ``transforms``.
-- ``relabel(state, rng)``: a random relabelling and the step map that goes with it, so a
-  test can check the claim by solving the relabelled board (None: nothing to relabel).
-- ``fast_forms(state)``: optional, the forms under every transform computed at once (a
-  test checks it equals ``form(apply(state, name))`` name by name).
+A family declares its task-preserving transformations as ``SYMMETRY = Symmetry(...)`` in
+``puzzles/<family>/symmetry.py`` (``capabilities.Symmetry`` says what each field means);
+``FamilySpec.from_modules`` picks it up, and a family without one falls back to
+``identity(spec.to_json)``: states are equal only when their JSON is. This module holds
+what the D4 families share: the eight transforms of a square board and their action on
+cells, grids and directions, and the first-seen renaming of labels.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final
 
+from vgau_data.puzzles.capabilities import Symmetry
 from vgau_data.types import Cell, Direction
 
 D4: Final[tuple[str, ...]] = (
@@ -134,24 +120,6 @@ def first_seen_names(values: Any, keep: Callable[[Any], bool] = lambda v: v is n
         if keep(value) and value not in names:
             names[value] = len(names)
     return names
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Symmetry:
-    """A family's task-preserving transformations (see the module docstring)."""
-
-    transforms: tuple[str, ...]
-    apply: Callable[[Any, str], Any]
-    map_step: Callable[[Any, str, Any], Any]
-    form: Callable[[Any], str]
-    relabel: Callable[[Any, Any], tuple[Any, Callable[[Any], Any]]] | None = None
-    fast_forms: Callable[[Any], list[str]] | None = None
-
-    def forms(self, state: Any) -> list[str]:
-        """The form of ``state`` under every transform (``canonical_key`` hashes the least)."""
-        if self.fast_forms is not None:
-            return self.fast_forms(state)
-        return [self.form(self.apply(state, name)) for name in self.transforms]
 
 
 def identity(to_json: Callable[[Any], str]) -> Symmetry:

@@ -16,8 +16,8 @@ onet row for a one-step suffix that gives nothing away.
 
 The authors' path records hold no walls (the map is only in their images), but they hold
 the route (``answer_path``) and the labels, which is all the path key reads
-(``puzzles/path_symmetry.py``), so their path instances are keyed like every other; they
-have no exact key (their state JSON would need the walls).
+(``puzzles/path/symmetry.py``, its ``record_forms``), so their path instances are keyed
+like every other; they have no exact key (their state JSON would need the walls).
 
 Recompute the file after changing a generator (the seed-0 build changes) or the keys::
 
@@ -170,26 +170,26 @@ def paper_entries(clone: Path) -> Iterator[tuple[str, dict[str, Any] | str]]:
     one our rules cannot read (the caller reports it).
 
     Boards are read and verified as ``vgau-data build --from-paper`` reads them (their solution
-    when it replays as an optimal answer, else our solver's); path records, whose walls are
-    only in their images, are keyed from their route and labels.
+    when it replays as an optimal answer, else our solver's); a family whose records hold no
+    board without their images (path) is keyed from the record alone, by its symmetry's
+    ``record_forms``.
     """
-    from vgau_data.builders.from_paper import locate_data, read_manifest, verify_record
-    from vgau_data.builders.paper_records import FORMATS, read_path_route, where
-    from vgau_data.puzzles.path_symmetry import route_forms
+    from vgau_data.builders.from_paper import locate_data, paper_formats, read_manifest, verify_record
+    from vgau_data.puzzles.paper_records import where
+    from vgau_data.training.keys import symmetry_of
 
     data_dir = locate_data(clone)
-    for name, fmt in FORMATS.items():
+    for name, fmt in paper_formats().items():
         path = data_dir / fmt.manifest
         if not path.is_file():
             yield name, f"{path} is absent"
             continue
+        record_forms = symmetry_of(name).record_forms
         for raw in read_manifest(path):
             try:
-                if name == "path":
-                    fields = read_path_route(raw)
-                    labels = list(fields.labels.values())
-                    keys = [hash_form(min(route_forms(fields.route[i:], labels))) for i in range(len(fields.route) - 1)]
-                    yield name, _entry("paper", fields.task_id, None, keys)
+                if record_forms is not None:
+                    task, forms = record_forms(raw)
+                    yield name, _entry("paper", task, None, [hash_form(form) for form in forms])
                     continue
                 verified = verify_record(name, fmt.read(raw, None))
                 spec = FAMILIES[name]

@@ -1,7 +1,7 @@
 """Canonical keys: one 64-bit number per puzzle, equal for every task-preserving copy of it.
 
 ``canonical_key(family, state)`` hashes the least of the family's forms over its
-transformations (``vgau_data.puzzles.symmetry``): a maze and its seven rotations and
+transformations (its ``symmetry`` capability): a maze and its seven rotations and
 reflections, an onet board and every renaming of its fruits, get one key. ``exact_key``
 hashes the state JSON as it is (two boards are an exact copy only when it is equal).
 ``trajectory_keys`` keys every state an answer passes through before the goal, which is
@@ -13,30 +13,21 @@ machines and Python versions (``hash()`` is salted per process).
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from vgau_data.puzzles.symmetry import Symmetry, identity
+from vgau_data.puzzles.capabilities import Symmetry
+from vgau_data.puzzles.symmetry import identity
 from vgau_data.registry import FAMILIES, get_family
 
 KEY_HEX_DIGITS = 16
 
 
-@functools.cache
 def symmetry_of(family: str) -> Symmetry:
-    """The family's declared symmetry (``puzzles/<family>_symmetry.py``), or the identity."""
+    """The family's ``symmetry`` capability (``puzzles/<family>/symmetry.py``), or the identity."""
     spec = get_family(family)
-    module_name = f"vgau_data.puzzles.{spec.name}_symmetry"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name != module_name:
-            raise
-        return identity(spec.to_json)
-    return module.SYMMETRY
+    return spec.symmetry if spec.symmetry is not None else identity(spec.to_json)
 
 
 def hash_form(form: str) -> int:

@@ -44,12 +44,13 @@ from vgau_data.puzzles.klotski import (
     solver,
     state,
     structure,
+    symmetry,
 )
 
 __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "klotski",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry),
     aid=render.AID,
 )

@@ -29,12 +29,24 @@ Answer:
 from __future__ import annotations
 
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.maze import answers, fidelity, generator, paper, prompts, render, rules, solver, state, structure
+from vgau_data.puzzles.maze import (
+    answers,
+    fidelity,
+    generator,
+    paper,
+    prompts,
+    render,
+    rules,
+    solver,
+    state,
+    structure,
+    symmetry,
+)
 
 __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "maze",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry),
     aid=render.AID,
 )

@@ -44,13 +44,25 @@ from __future__ import annotations
 
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.puzzles.capabilities import EpisodeSteps
-from vgau_data.puzzles.path import answers, fidelity, generator, paper, prompts, render, rules, solver, state, structure
+from vgau_data.puzzles.path import (
+    answers,
+    fidelity,
+    generator,
+    paper,
+    prompts,
+    render,
+    rules,
+    solver,
+    state,
+    structure,
+    symmetry,
+)
 
 __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "path",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry),
     aid=render.AID,
     unique_length=True,
     episode_steps=EpisodeSteps(

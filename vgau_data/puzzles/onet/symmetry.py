@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from vgau_data.puzzles.onet import FRUITS, SIZE, OnetState, Step
-from vgau_data.puzzles.symmetry import D4, Symmetry, first_seen_names, map_cell, map_flat
+from vgau_data.puzzles.capabilities import Symmetry
+from vgau_data.puzzles.onet.state import FRUITS, SIZE, OnetState, Step
+from vgau_data.puzzles.symmetry import D4, first_seen_names, map_cell, map_flat
 
 
 def apply(state: OnetState, transform: str) -> OnetState:

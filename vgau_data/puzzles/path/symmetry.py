@@ -6,18 +6,22 @@ cells carry labels: the side roads are distractors for the eye, not for the answ
 (any renaming of letters is the same question). Two maps that differ only in side roads
 get one key, on purpose: a training row with a test instance's route and labels gives
 its answer away. It is also the key the authors' records allow: they store the route
-(``answer_path``) and the labels, but no walls (``vgau_data.training.test_keys``).
+(``answer_path``) and the labels, but no walls (``record_forms``, read by
+``vgau_data.training.heldout``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from vgau_data.puzzles.path import LETTERS, SIZE, PathState, PathStep, route
-from vgau_data.puzzles.symmetry import D4, Symmetry, map_cell, map_direction, map_grid
+from vgau_data.puzzles.capabilities import Symmetry
+from vgau_data.puzzles.path.paper import read_route
+from vgau_data.puzzles.path.rules import route
+from vgau_data.puzzles.path.state import LETTERS, SIZE, PathState, PathStep
+from vgau_data.puzzles.symmetry import D4, map_cell, map_direction, map_grid
 from vgau_data.types import Cell
 
 
@@ -91,4 +95,14 @@ def relabel(state: PathState, rng: np.random.Generator) -> tuple[PathState, Call
     return renamed, step_map
 
 
-SYMMETRY = Symmetry(transforms=D4, apply=apply, map_step=map_step, form=form, relabel=relabel, fast_forms=forms)
+def record_forms(record: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """An authors' record's id and the least form of each state of its route before the goal (``read_route``)."""
+    fields = read_route(record)
+    labels = list(fields.labels.values())
+    return fields.task_id, [min(route_forms(fields.route[i:], labels, fields.side)) for i in range(len(fields.route) - 1)]
+
+
+SYMMETRY = Symmetry(
+    transforms=D4, apply=apply, map_step=map_step, form=form, relabel=relabel, fast_forms=forms,
+    record_forms=record_forms,
+)

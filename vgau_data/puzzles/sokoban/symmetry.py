@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import functools
 
-from vgau_data.puzzles.sokoban import FLOOR, SokobanState
-from vgau_data.puzzles.symmetry import D4, Symmetry, map_cell, map_direction, map_grid
+from vgau_data.puzzles.capabilities import Symmetry
+from vgau_data.puzzles.sokoban.state import FLOOR, SokobanState
+from vgau_data.puzzles.symmetry import D4, map_cell, map_direction, map_grid
 from vgau_data.types import DELTAS, Cell, Direction
 
 

@@ -7,8 +7,9 @@ so the relabelling of same-shape blocks is built into ``form``: the cell string 
 
 from __future__ import annotations
 
-from vgau_data.puzzles.klotski import _CODES, SHAPES, SIZE, KlotskiState, Step
-from vgau_data.puzzles.symmetry import Symmetry, map_direction
+from vgau_data.puzzles.capabilities import Symmetry
+from vgau_data.puzzles.klotski.state import _CODES, SHAPES, SIZE, KlotskiState, Step
+from vgau_data.puzzles.symmetry import map_direction
 
 TRANSFORMS = ("identity", "mirror")
 

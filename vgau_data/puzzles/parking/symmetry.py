@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vgau_data.puzzles.parking import OTHER_IDS, RED, SIZE, ParkingState, Step, Vehicle
-from vgau_data.puzzles.symmetry import Symmetry, map_direction
+from vgau_data.puzzles.capabilities import Symmetry
+from vgau_data.puzzles.parking.state import OTHER_IDS, RED, SIZE, ParkingState, Step, Vehicle
+from vgau_data.puzzles.symmetry import map_direction
 
 TRANSFORMS = ("identity", "flip")
 

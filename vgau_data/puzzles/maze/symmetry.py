@@ -6,8 +6,9 @@ board itself: the walls row-major, then the agent's and the goal's cells.
 
 from __future__ import annotations
 
-from vgau_data.puzzles.maze import MazeState
-from vgau_data.puzzles.symmetry import D4, Symmetry, map_cell, map_direction, map_grid
+from vgau_data.puzzles.capabilities import Symmetry
+from vgau_data.puzzles.maze.state import MazeState
+from vgau_data.puzzles.symmetry import D4, map_cell, map_direction, map_grid
 from vgau_data.types import Direction
 
 
