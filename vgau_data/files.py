@@ -3,11 +3,13 @@
 ``atomic_file(path)`` hands out a temporary file beside ``path``; when the block ends it is
 flushed, synced and renamed over ``path`` (a rename within one folder is atomic), and when
 the block raises it is removed. A reader, a rerun after ``kill -9`` or a second process
-therefore never sees half a file under the final name.
+therefore never sees half a file under the final name. ``sha256_of`` is the one file
+hasher (manifests record it, reruns compare it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -55,3 +57,12 @@ def write_atomic(path: Path, data: bytes) -> None:
     """``path`` replaced whole by ``data``."""
     with atomic_file(path) as sink:
         sink.write(data)
+
+
+def sha256_of(path: Path) -> str:
+    """The hex sha256 of a file, read 1 MiB at a time."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from vgau_data.errors import DatasetError, VgauError
+from vgau_data.files import sha256_of
 from vgau_data.metrics.scoring import score_answer
 from vgau_data.registry import FAMILIES
 from vgau_data.training import catalog, generate
@@ -78,7 +79,7 @@ def test_the_manifest_lists_every_shard_with_its_digest_and_the_card_its_configs
         assert set(part["bands"]) == {"1-4", "6-10"} and all(t["rows"] == 12 for t in part["bands"].values())
     assert manifest["versions"]["vgau-data"] and len(manifest["versions"]["heldout_keys"]) == 64
     for path, digest in shard_digests(small).items():
-        assert catalog.file_sha256(small / path) == digest
+        assert sha256_of(small / path) == digest
     card = (small / "README.md").read_text()
     assert "path: maze/train-*.parquet" in card and "config_name: klotski" in card
     assert not list(small.glob(".partial/**/*.parquet"))
@@ -108,7 +109,7 @@ def test_a_rerun_skips_finished_files_and_remakes_a_damaged_or_missing_shard(sma
     report = make(out)
     assert report.chunks_made == 0 and report.shards_made == 2  # the damaged and the missing shard
     assert shard_digests(out) == shard_digests(small)
-    assert catalog.file_sha256(damaged) == shard_digests(small)["maze/train-00001-of-00006.parquet"]
+    assert sha256_of(damaged) == shard_digests(small)["maze/train-00001-of-00006.parquet"]
 
 
 def test_other_arguments_for_a_part_are_refused_unless_replace(small: Path, tmp_path: Path) -> None:

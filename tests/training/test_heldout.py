@@ -22,6 +22,11 @@ from vgau_data.training.heldout import (
 from vgau_data.training.keys import canonical_key, exact_key, key_hex, trajectory_keys
 
 PAPER_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "paper"
+REGENERATE = (
+    "the seed-0 {family} boards are not those the shipped test keys were computed from (a generator changed); "
+    "regenerate vgau_data/training/data/heldout_keys.json with `python -m vgau_data.training.heldout --keep-paper` "
+    "and commit it (see that module's docstring)"
+)
 
 
 def test_the_shipped_keys_cover_our_600_and_the_papers_600() -> None:
@@ -34,15 +39,16 @@ def test_the_shipped_keys_cover_our_600_and_the_papers_600() -> None:
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_our_shipped_keys_are_those_of_the_seed_0_boards(family: str) -> None:
-    """Regenerates the first row of each bucket; if this fails, a generator changed: recompute
-    the file (``python -m vgau_data.training.heldout``, see its docstring)."""
+    """Regenerates the first row of each bucket (the full check is the command ``REGENERATE`` names)."""
     entries = {i.id: i for i in load_heldout_keys().family(family).instances if i.source == "ours"}
     for difficulty in ("easy", "medium", "hard"):
         task = RowTask(family, difficulty, 0, 0)
         state, solution = generate_verified(family, difficulty, task.seed, task.slot)
         shipped = entries[task.row_id]
-        assert shipped.exact == exact_key(family, state)
-        assert shipped.trajectory == tuple(trajectory_keys(family, state, solution.answer))
+        assert shipped.exact == exact_key(family, state), REGENERATE.format(family=family)
+        assert shipped.trajectory == tuple(trajectory_keys(family, state, solution.answer)), REGENERATE.format(
+            family=family
+        )
 
 
 def test_the_paper_keys_are_computed_from_their_records_path_by_its_route() -> None:
@@ -98,4 +104,26 @@ def test_every_shipped_start_is_the_key_of_its_board() -> None:
     task = RowTask("onet", "hard", 1, 0)
     state, _ = generate_verified("onet", "hard", task.seed, task.slot)
     instance = next(i for i in load_heldout_keys().family("onet").instances if i.id == task.row_id)
-    assert instance.key == canonical_key("onet", state)
+    assert instance.key == canonical_key("onet", state), REGENERATE.format(family="onet")
+
+
+def test_keep_paper_keys_ours_again_and_keeps_the_papers_entries(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from vgau_data.builders.build import build_dataset
+    from vgau_data.training.heldout import SHIPPED_FILE, main
+
+    build_dataset(tmp_path / "seed0", counts={"easy": 1, "medium": 0, "hard": 0}, progress=False)
+    out = tmp_path / "keys.json"
+    out.write_bytes(SHIPPED_FILE.read_bytes())
+    assert main(["--ours", str(tmp_path / "seed0"), "--keep-paper", "--out", str(out)]) == 0
+    shipped, made = (json.loads(path.read_text()) for path in (SHIPPED_FILE, out))
+    assert made["sources"]["instances"] == {"ours": 6, "paper": 600}
+    assert made["sources"]["paper"] == shipped["sources"]["paper"]
+    for family in FAMILIES:
+        ours = [e for e in made["families"][family] if e["source"] == "ours"]
+        assert [e["id"] for e in ours] == [f"{family}-easy-0000"]
+        assert ours[0] in shipped["families"][family]  # the first easy row of the seed-0 build, keyed as shipped
+        assert [e for e in made["families"][family] if e["source"] == "paper"] == [
+            e for e in shipped["families"][family] if e["source"] == "paper"]
+    (tmp_path / "broken.json").write_text("{}")
+    assert main(["--ours", str(tmp_path / "seed0"), "--keep-paper", "--out", str(tmp_path / "broken.json")]) == 2
+    assert "is not a test-keys file" in capsys.readouterr().err

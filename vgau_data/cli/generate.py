@@ -24,6 +24,7 @@ and any number of workers; rerunning a killed command makes only what is missing
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     from vgau_data.training.engines import ENGINES
+    from vgau_data.training.traces import TRACE_KINDS
 
     parser = sub.add_parser("generate", help="generate decontaminated training data (sharded, local or Ray)",
                             epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -32,7 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--n", type=positive_int, required=True, help="rows per family and band")
     parser.add_argument("--lengths", nargs="+", default=None, metavar="LO-HI",
                         help="bands of optimal lengths (default: the family's easy, medium and hard buckets)")
-    parser.add_argument("--traces", nargs="+", default=[], metavar="KIND", help="trace kinds to add (e.g. solver)")
+    parser.add_argument("--traces", nargs="+", default=[], metavar="KIND",
+                        help=f"trace kinds to store in every row: {', '.join(TRACE_KINDS)} (default: none; "
+                             "export-training computes a missing one, the same bytes)")
     parser.add_argument("--prompt", default="text_cot",
                         help="protocol whose question fills the prompt column: text_cot (default), direct or "
                              "oracle_gta (adds oracle_aid)")

@@ -17,7 +17,6 @@ A candidate's status is ``ok``, ``banned`` (its trajectory meets the test set,
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from typing import Any, Final
 import numpy as np
 
 from vgau_data.errors import DatasetError, GenerationError
-from vgau_data.files import atomic_file
+from vgau_data.files import atomic_file, sha256_of
 from vgau_data.registry import FAMILIES
 from vgau_data.seeding import training_seed
 from vgau_data.training.bands import Band, candidate_slot
@@ -122,14 +121,6 @@ def build_chunk(task: ChunkTask) -> ChunkSummary:
     return read_summary(task.path, task.chunk)
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def read_summary(path: Path, chunk: int) -> ChunkSummary:
     """The summary of a written chunk file."""
     import pyarrow.parquet as pq
@@ -137,7 +128,7 @@ def read_summary(path: Path, chunk: int) -> ChunkSummary:
     _check_size(path)
     table = pq.read_table(path, columns=["key", "status", "optimal_length"])
     return ChunkSummary(
-        chunk, file_sha256(path), table.column("key").to_numpy().astype(np.uint64),
+        chunk, sha256_of(path), table.column("key").to_numpy().astype(np.uint64),
         table.column("status").to_numpy().astype(np.int8), table.column("optimal_length").to_numpy().astype(np.int32),
     )
 

@@ -19,17 +19,24 @@ the route (``answer_path``) and the labels, which is all the path key reads
 (``puzzles/path/symmetry.py``, its ``record_forms``), so their path instances are keyed
 like every other; they have no exact key (their state JSON would need the walls).
 
-Recompute the file after changing a generator (the seed-0 build changes) or the keys::
+Recompute the file after a change to a generator that changes the seed-0 build (a test,
+``tests/training/test_heldout.py``, fails and says so), from a checkout with an editable
+install: this builds the seed-0 dataset in a temporary folder (about 4 minutes on 2
+cores), keys our 600 again and keeps the authors' 600 as they are::
 
-    vgau-data build --out seed0 --seed 0
-    python -m vgau_data.training.heldout --ours seed0 --paper VGAU-Diag --out vgau_data/training/data/heldout_keys.json
+    python -m vgau_data.training.heldout --keep-paper
+
+After a change to the keys themselves (a family's ``symmetry.py``), key the authors' 600
+again too, from a clone of their repository (``--ours DIR`` reuses a seed-0 build)::
+
+    python -m vgau_data.training.heldout --paper VGAU-Diag
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
+import os
 import sys
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -45,6 +52,8 @@ from vgau_data.training.keys import exact_key, hash_form, key_hex, trajectory_ke
 MIN_SUFFIX: Final = 2
 """Test trajectory states at least this many steps from the goal are banned (see the module docstring)."""
 DATA_FILE: Final = "heldout_keys.json"
+SHIPPED_FILE: Final = Path(__file__).resolve().parent / "data" / DATA_FILE
+"""Where the package's copy lives (``--out``'s default: in a checkout, the file git tracks)."""
 FORMAT: Final = 1
 SOURCES: Final = ("ours", "paper")
 
@@ -200,8 +209,14 @@ def paper_entries(clone: Path) -> Iterator[tuple[str, dict[str, Any] | str]]:
                 yield name, f"{where(name, raw, fmt.id_key)}: {error}"
 
 
-def compute_heldout_keys(build_dir: Path, clone: Path | None) -> tuple[dict[str, Any], list[str]]:
-    """The test-keys file's JSON object and the messages of instances that could not be keyed."""
+def compute_heldout_keys(build_dir: Path, clone: Path | None = None,
+                         kept: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The test-keys file's JSON object and the messages of instances that could not be keyed.
+
+    Our entries come from ``build_dir``; the paper's from ``clone``, or, with ``kept`` (a
+    test-keys file's JSON object), are copied from it with its record of where they came
+    from (their instances do not change when our generators do).
+    """
     from vgau_data import __version__
     from vgau_data.builders.from_paper import PAPER_REPO, clone_commit, locate_data
     from vgau_data.builders.hub_folder import dataset_fingerprint
@@ -221,6 +236,12 @@ def compute_heldout_keys(build_dir: Path, clone: Path | None) -> tuple[dict[str,
             else:
                 families[name].append(entry)
         sources["paper"] = {"repo": PAPER_REPO, "commit": clone_commit(locate_data(clone)), "unkeyed": problems}
+    elif kept is not None:
+        parse_heldout_keys(kept)  # refuses a file of another format
+        for name, entries in kept["families"].items():
+            families[get_family(name).name] += [entry for entry in entries if entry["source"] == "paper"]
+        if "paper" in kept.get("sources", {}):
+            sources["paper"] = kept["sources"]["paper"]
     counts = {source: sum(e["source"] == source for entries in families.values() for e in entries) for source in SOURCES}
     sources["instances"] = counts
     return {"format": FORMAT, "sources": sources, "families": families}, problems
@@ -237,16 +258,47 @@ def dump_heldout_keys(data: dict[str, Any]) -> str:
             f'"families":{{\n{families}\n}}}}\n')
 
 
+def read_kept(path: Path) -> dict[str, Any]:
+    """A test-keys file whose paper entries ``--keep-paper`` keeps.
+
+    Raises:
+        VgauError: the file is missing, not JSON, or not a test-keys file.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        parse_heldout_keys(data)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, VgauError) as error:
+        raise VgauError(f"--keep-paper reads {path}, which is not a test-keys file ({str(error)[:100]})") from None
+    return data
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Compute the test keys that generated training rows must avoid.")
-    parser.add_argument("--ours", required=True, type=Path, help="a seed-0 build folder (vgau-data build --seed 0)")
-    parser.add_argument("--paper", type=Path, default=None, help="a clone of zyb1029/VGAU-Diag (or its data/)")
-    parser.add_argument("--out", required=True, type=Path, help="the JSON file to write")
-    args = parser.parse_args(argv)
+    import tempfile
+
+    from vgau_data.cli.args import OneLineErrorParser, positive_int
     from vgau_data.files import write_atomic
 
+    parser = OneLineErrorParser(prog="python -m vgau_data.training.heldout",
+                                description="Compute the test keys that generated training rows must avoid.")
+    parser.add_argument("--ours", type=Path, default=None,
+                        help="a seed-0 build folder (vgau-data build --seed 0); default: build one in a temporary folder")
+    paper = parser.add_mutually_exclusive_group(required=True)
+    paper.add_argument("--paper", type=Path, help="a clone of zyb1029/VGAU-Diag (or its data/): key their 600 again")
+    paper.add_argument("--keep-paper", action="store_true", help="keep the paper's keys of the file --out replaces")
+    parser.add_argument("--out", type=Path, default=SHIPPED_FILE, help="the JSON file to write (default: the shipped one)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+                        help="processes for the seed-0 build (default: all cores)")
+    args = parser.parse_args(argv)
     try:
-        data, problems = compute_heldout_keys(args.ours, args.paper)
+        kept = read_kept(args.out) if args.keep_paper else None
+        with tempfile.TemporaryDirectory(prefix="vgau-seed0-") as scratch:
+            ours = args.ours
+            if ours is None:
+                from vgau_data.builders.build import build_dataset
+
+                ours = Path(scratch) / "seed0"
+                build_dataset(ours, seed=0, workers=args.workers)
+            data, problems = compute_heldout_keys(ours, args.paper, kept)
     except VgauError as error:
         print(f"heldout: error: {error}", file=sys.stderr)
         return 2

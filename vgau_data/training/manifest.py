@@ -107,10 +107,10 @@ class Manifest:
 
     def finished(self, relative: str, sha256: str | None) -> bool:
         """The file ``relative`` (to the folder) exists and has the sha256 the manifest recorded."""
-        from vgau_data.training.catalog import file_sha256
+        from vgau_data.files import sha256_of
 
         path = self.out_dir / relative
-        return sha256 is not None and path.is_file() and not path.is_symlink() and file_sha256(path) == sha256
+        return sha256 is not None and path.is_file() and not path.is_symlink() and sha256_of(path) == sha256
 
 
 @contextmanager

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from vgau_data.builders.hub_folder import write_parquet
+from vgau_data.files import sha256_of
 from vgau_data.puzzles import prompts
 from vgau_data.registry import FAMILIES
 from vgau_data.training.bands import Band
-from vgau_data.training.catalog import chunk_path, file_sha256, read_rows
+from vgau_data.training.catalog import chunk_path, read_rows
 from vgau_data.training.traces import get_trace_kind, trace_rng
 
 PROMPT_PROTOCOLS: Final[Mapping[str, Callable[[Any, Any], str]]] = {
@@ -162,7 +163,7 @@ def build_shard(task: ShardTask) -> ShardResult:
         entries.extend(read_rows(path, by_chunk[chunk]))
     rows = [training_row(task.family, task.split, task.band, entry, task.options) for entry in entries]
     write_parquet(rows, task.path, row_features(task.options))
-    return ShardResult(task.shard, task.relative_path, len(rows), file_sha256(task.path), task.path.stat().st_size)
+    return ShardResult(task.shard, task.relative_path, len(rows), sha256_of(task.path), task.path.stat().st_size)
 
 
 def split_rows(rows: Sequence[tuple[int, int]], shard_rows: int) -> list[tuple[tuple[int, int], ...]]:

@@ -18,6 +18,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from vgau_data.files import write_atomic
+
 
 @contextlib.contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
@@ -33,15 +35,9 @@ def atomic_path(path: Path) -> Iterator[Path]:
         temporary.unlink(missing_ok=True)
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data``, atomically."""
-    with atomic_path(path) as temporary:
-        temporary.write_bytes(data)
-
-
 def write_json(path: Path, obj: Any) -> None:
     """Replace ``path`` with ``obj`` as indented, key-sorted JSON, atomically."""
-    write_bytes(path, (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_atomic(path, (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 class ShardWriter:
