@@ -1,7 +1,8 @@
 """solver: the board and the direct question, answered by the solver's optimal answer alone.
 
 No reasoning, so the question is the ``direct`` protocol's ("Reply with the final answer
-only"), and the reply is the solver's answer in the family's answer format (SPEC §3).
+only"), and the reply is the solver's answer in the family's answer format
+(docs/contract/answers.md).
 """
 
 from __future__ import annotations
