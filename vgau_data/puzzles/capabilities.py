@@ -2,8 +2,8 @@
 
 A family declares a group as a module constant (``FamilySpec.from_modules`` picks it up
 from the module it passes: ``FIDELITY`` and ``VR`` in ``fidelity.py``, ``PAPER`` in
-``paper.py``, ``STRUCTURE`` in ``structure.py``, ``SYMMETRY`` in ``symmetry.py``). A group is None on a family that lacks
-it, and every consumer says what it leaves out then:
+``paper.py``, ``STRUCTURE`` in ``structure.py``, ``SYMMETRY`` in ``symmetry.py``). A group
+is None on a family that lacks it, and every consumer says what it leaves out then:
 
     episode_steps  the answer is not the interactive steps (path names letters, its episode
                    walks a marker): how an episode plays an answer

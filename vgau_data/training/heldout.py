@@ -281,11 +281,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = OneLineErrorParser(prog="python -m vgau_data.training.heldout",
                                 description="Compute the test keys that generated training rows must avoid.")
     parser.add_argument("--ours", type=Path, default=None,
-                        help="a seed-0 build folder (vgau-data build --seed 0); default: build one in a temporary folder")
+                        help="a seed-0 build folder (vgau-data build --seed 0); default: build one in a temporary "
+                             "folder")
     paper = parser.add_mutually_exclusive_group(required=True)
     paper.add_argument("--paper", type=Path, help="a clone of zyb1029/VGAU-Diag (or its data/): key their 600 again")
     paper.add_argument("--keep-paper", action="store_true", help="keep the paper's keys of the file --out replaces")
-    parser.add_argument("--out", type=Path, default=SHIPPED_FILE, help="the JSON file to write (default: the shipped one)")
+    parser.add_argument("--out", type=Path, default=SHIPPED_FILE,
+                        help="the JSON file to write (default: the shipped one)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
                         help="processes for the seed-0 build (default: all cores)")
     args = parser.parse_args(argv)
