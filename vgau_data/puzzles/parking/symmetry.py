@@ -2,8 +2,9 @@
 
 The exit is an opening in the right wall, so a left-right mirror or a quarter turn moves
 it off that wall: not the same puzzle. The up-down flip keeps it on the right wall (its
-row becomes ``7 - exit_row``, a row the generator draws as often) and maps up to down,
-so flipped boards are the same puzzle. Vehicle names carry no meaning but ``R``'s:
+row becomes ``7 - exit_row``) and maps up to down, so flipped boards are the same puzzle.
+Our generator, like the authors', puts the exit on row 3, so a generated board is never
+the flip of another; the flip still catches a test board flipped by someone else's tool. Vehicle names carry no meaning but ``R``'s:
 ``form`` lists the other vehicles by position, unnamed.
 """
 
