@@ -273,13 +273,13 @@ def read_kept(path: Path) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
     import tempfile
 
-    from vgau_data.cli.args import OneLineErrorParser, positive_int
     from vgau_data.files import write_atomic
 
-    parser = OneLineErrorParser(prog="python -m vgau_data.training.heldout",
-                                description="Compute the test keys that generated training rows must avoid.")
+    parser = argparse.ArgumentParser(prog="python -m vgau_data.training.heldout",
+                                     description="Compute the test keys that generated training rows must avoid.")
     parser.add_argument("--ours", type=Path, default=None,
                         help="a seed-0 build folder (vgau-data build --seed 0); default: build one in a temporary "
                              "folder")
@@ -288,9 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     paper.add_argument("--keep-paper", action="store_true", help="keep the paper's keys of the file --out replaces")
     parser.add_argument("--out", type=Path, default=SHIPPED_FILE,
                         help="the JSON file to write (default: the shipped one)")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="processes for the seed-0 build (default: all cores)")
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
     try:
         kept = read_kept(args.out) if args.keep_paper else None
         with tempfile.TemporaryDirectory(prefix="vgau-seed0-") as scratch:

@@ -28,11 +28,12 @@ from typing import Any, Final
 
 import yaml
 
-from vgau_data.errors import DatasetError
+from vgau_data.builders.push import GENERATED_MANIFEST, UploadPlan
+from vgau_data.errors import DatasetError, VgauError
 from vgau_data.files import write_atomic
 from vgau_data.registry import FAMILIES
 
-MANIFEST: Final = "manifest.json"
+MANIFEST: Final = GENERATED_MANIFEST
 FORMAT: Final = "vgau-data generate"
 FORMAT_VERSION: Final = 1
 PARTIAL_DIR: Final = ".partial"
@@ -222,3 +223,43 @@ def write_card(manifest: Manifest) -> Path:
     path = manifest.out_dir / "README.md"
     write_atomic(path, f"---\n{header}---\n\n{body}".encode())
     return path
+
+
+def upload_plan(folder: Path) -> UploadPlan:
+    """What ``vgau-data push`` sends of a generated folder: the card, ``manifest.json`` and every listed shard.
+
+    Each shard is named exactly and checked against the manifest's sha256 first, so a folder
+    whose files were changed or half-copied after ``generate`` is refused rather than pushed.
+
+    Raises:
+        VgauError: the folder has no manifest, a part is unfinished, or none was made.
+        DatasetError: the manifest is unreadable or a listed shard is missing or changed.
+    """
+    if not (folder / MANIFEST).is_file():
+        raise VgauError(f"{folder} has no {MANIFEST}; run `vgau-data generate --out {folder}` first")
+    manifest = Manifest.load(folder)
+    parts = manifest.parts
+    unfinished = sorted(name for name, part in parts.items() if not (isinstance(part, dict) and part.get("complete")))
+    if unfinished or not parts:
+        raise VgauError(f"{folder} holds unfinished parts ({', '.join(unfinished) or 'none made'}); rerun the "
+                        "`vgau-data generate` command that made them, then push")
+    shards = [shard for name, part in parts.items() for shard in _listed_shards(manifest, name, part)]
+    configs = tuple(family for family in FAMILIES if any(name.split("/")[0] == family for name in parts))
+    return UploadPlan(configs, ("README.md", MANIFEST, *shards), FORMAT)
+
+
+def _listed_shards(manifest: Manifest, name: str, part: Mapping[str, Any]) -> list[str]:
+    """The shard paths of one complete part, each a finished file (name and sha256 as the manifest says)."""
+    family, _, split = name.partition("/")
+    shards = part.get("shards")
+    if family not in FAMILIES or not split.isidentifier() or not isinstance(shards, list) or not shards:
+        raise DatasetError(f"{manifest.out_dir / MANIFEST}: part {name!r} is not a family/split with shards")
+    paths = []
+    for index, shard in enumerate(shards):
+        path = f"{name}-{index:05d}-of-{len(shards):05d}.parquet"
+        listed = isinstance(shard, dict) and shard.get("path") == path
+        if not (listed and manifest.finished(path, shard.get("sha256"))):
+            raise DatasetError(f"{manifest.out_dir / path} is missing or is not the file {MANIFEST} lists; rerun "
+                               "the `vgau-data generate` command that made it, then push")
+        paths.append(path)
+    return paths
