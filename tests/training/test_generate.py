@@ -129,6 +129,24 @@ def test_a_folder_that_is_not_generated_is_refused(tmp_path: Path) -> None:
         make(tmp_path)
 
 
+def test_a_kill_before_any_task_leaves_a_folder_the_rerun_takes(small: Path, tmp_path: Path, monkeypatch) -> None:
+    """Killed between taking the lock and the first task: the lock file alone, or the manifest written first."""
+    out = tmp_path / "early"
+    out.mkdir()
+    (out / ".generate.lock").touch()
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        assert json.loads((out / "manifest.json").read_text())["parts"] == {}  # ours before any task writes
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(generate, "make_engine", killed)
+    with pytest.raises(KeyboardInterrupt):
+        make(out)
+    monkeypatch.undo()
+    make(out)
+    assert shard_digests(out) == shard_digests(small)
+
+
 def test_bands_must_hold_generated_lengths_and_not_overlap(tmp_path: Path) -> None:
     with pytest.raises(VgauError, match="overlap"):
         make(tmp_path, bands=(parse_band("1-5"), parse_band("4-8")))

@@ -41,6 +41,7 @@ from vgau_data.training.catalog import (
 )
 from vgau_data.training.engines import ENGINES, Engine, make_engine
 from vgau_data.training.manifest import (
+    LOCK,
     MANIFEST,
     PARTIAL_DIR,
     Manifest,
@@ -245,12 +246,14 @@ def generate_dataset(config: GenerateConfig) -> GenerateReport:
     out = config.out_dir
     if out.exists() and not out.is_dir():
         raise DatasetError(f"--out {str(out)!r} is a file; choose a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
+    if out.is_dir() and not (out / MANIFEST).is_file() and any(path.name != LOCK for path in out.iterdir()):
         raise DatasetError(f"--out {str(out)!r} holds files that are not a `vgau-data generate` folder; choose another")
     started = time.perf_counter()
     with folder_lock(out):
         manifest = Manifest.load(out)
         _check_versions(manifest, config)
+        if not (out / MANIFEST).is_file():
+            manifest.save()  # the folder is marked ours before any task writes in it (a kill -9 may come next)
         _remove_temporary_files(out)
         report = GenerateReport(out, {})
         todo = [family for family in config.families if not _prepare_part(manifest, config, family)]
