@@ -15,7 +15,7 @@ import vgau_data
 PACKAGE = Path(vgau_data.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("vgau_data", "types", "errors", "seeding", "terminal", "protocols",
-     "safe_io", "safe_json", "safe_tables", "schema", "signing", "image_gate", "files"),
+     "safe_io", "safe_json", "safe_tables", "schema", "signing", "image_gate"),
     ("answers", "rendering"),
     ("puzzles",),
     ("registry",),

@@ -15,9 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from vgau_data.errors import DatasetError, VgauError
-from vgau_data.files import sha256_of
 from vgau_data.metrics.scoring import score_answer
 from vgau_data.registry import FAMILIES
+from vgau_data.safe_io import TEMP_SUFFIX, sha256_of
 from vgau_data.training import catalog, generate
 from vgau_data.training.bands import parse_band
 from vgau_data.training.decontam import decontam_folder
@@ -208,4 +208,4 @@ def test_kill_9_mid_run_then_rerun_gives_the_same_bytes(small: Path, tmp_path: P
     assert not list(out.glob("*/*.parquet")), "an unfinished part must not look like a dataset"
     assert subprocess.run(command, capture_output=True, check=False).returncode == 0
     assert shard_digests(out) == shard_digests(small)
-    assert not list(out.rglob(".*.tmp"))
+    assert not list(out.rglob(f"*{TEMP_SUFFIX}"))

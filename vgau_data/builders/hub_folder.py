@@ -26,7 +26,6 @@ from typing import Any
 import yaml
 
 from vgau_data import __version__, safe_io
-from vgau_data.files import atomic_file
 from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES
 
@@ -158,7 +157,7 @@ def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path, feats: Any = No
     images = [leaf for name in image_names for leaf in _leaf_paths(name, schema.field(name).type)]
     others = [name for name in schema.names if name not in image_names]
     rows_per_group = max(1, table.num_rows * ROW_GROUP_BYTES // max(table.nbytes, 1))
-    with atomic_file(path) as sink, pq.ParquetWriter(
+    with safe_io.atomic_writer(path) as sink, pq.ParquetWriter(
         sink,
         schema,
         compression={leaf: "none" for leaf in images} | {name: "snappy" for name in others},

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from vgau_data.errors import MissingDependencyError, VgauError
-from vgau_data.files import sha256_of
 from vgau_data.runners.backends.base import require
+from vgau_data.safe_io import sha256_of
 
 if TYPE_CHECKING:
     from PIL import Image

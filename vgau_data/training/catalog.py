@@ -27,8 +27,8 @@ from typing import Any, Final
 import numpy as np
 
 from vgau_data.errors import DatasetError, GenerationError
-from vgau_data.files import atomic_file, sha256_of
 from vgau_data.registry import FAMILIES
+from vgau_data.safe_io import atomic_writer, sha256_of
 from vgau_data.seeding import training_seed
 from vgau_data.training.bands import Band, candidate_slot
 from vgau_data.training.heldout import load_heldout_keys
@@ -116,7 +116,7 @@ def build_chunk(task: ChunkTask) -> ChunkSummary:
     import pyarrow.parquet as pq
 
     rows = [candidate(task, index) for index in task.indices]
-    with atomic_file(task.path) as sink:
+    with atomic_writer(task.path) as sink:
         pq.write_table(pa.Table.from_pylist(rows, schema=_schema()), sink, compression="zstd")
     return read_summary(task.path, task.chunk)
 

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from vgau_data import safe_io
 from vgau_data.errors import DatasetError, VgauError
 from vgau_data.registry import FAMILIES, get_family
 from vgau_data.training.bands import Band, band_lengths
@@ -299,11 +300,10 @@ def _check_versions(manifest: Manifest, config: GenerateConfig) -> None:
 
 
 def _remove_temporary_files(out: Path) -> None:
-    """Temporary files of killed tasks (the lock is held: no other writer is running)."""
+    """Temporary files of killed tasks (a writer still alive holds its file's lock and keeps it)."""
     for folder in (out / CATALOG_DIR, out / PARTIAL_DIR, *(out / family for family in FAMILIES)):
         if folder.is_dir() and not folder.is_symlink():
-            for leftover in folder.rglob(".*.tmp"):
-                leftover.unlink(missing_ok=True)
+            safe_io.remove_stale_temps(folder, recursive=True)
 
 
 def _prepare_part(manifest: Manifest, config: GenerateConfig, family: str) -> bool:

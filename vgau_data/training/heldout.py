@@ -276,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import tempfile
 
-    from vgau_data.files import write_atomic
+    from vgau_data.safe_io import write_bytes
 
     parser = argparse.ArgumentParser(prog="python -m vgau_data.training.heldout",
                                      description="Compute the test keys that generated training rows must avoid.")
@@ -306,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VgauError as error:
         print(f"heldout: error: {error}", file=sys.stderr)
         return 2
-    write_atomic(args.out, dump_heldout_keys(data).encode("utf-8"))
+    write_bytes(args.out, dump_heldout_keys(data).encode("utf-8"))
     for problem in problems:
         print(f"not keyed: {problem}", file=sys.stderr)
     print(f"wrote {args.out}: {data['sources']['instances']}")

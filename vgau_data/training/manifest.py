@@ -30,8 +30,8 @@ import yaml
 
 from vgau_data.builders.push import GENERATED_MANIFEST, UploadPlan
 from vgau_data.errors import DatasetError, VgauError
-from vgau_data.files import write_atomic
 from vgau_data.registry import FAMILIES
+from vgau_data.safe_io import write_bytes
 
 MANIFEST: Final = GENERATED_MANIFEST
 FORMAT: Final = "vgau-data generate"
@@ -103,12 +103,12 @@ class Manifest:
         if not force and now - self._saved_at < SAVE_EVERY_SECONDS:
             return
         text = json.dumps(self.data, indent=1, sort_keys=True) + "\n"
-        write_atomic(self.out_dir / MANIFEST, text.encode("utf-8"))
+        write_bytes(self.out_dir / MANIFEST, text.encode("utf-8"))
         self._saved_at = now
 
     def finished(self, relative: str, sha256: str | None) -> bool:
         """The file ``relative`` (to the folder) exists and has the sha256 the manifest recorded."""
-        from vgau_data.files import sha256_of
+        from vgau_data.safe_io import sha256_of
 
         path = self.out_dir / relative
         return sha256 is not None and path.is_file() and not path.is_symlink() and sha256_of(path) == sha256
@@ -221,7 +221,7 @@ def write_card(manifest: Manifest) -> Path:
         rows=sum(shard["rows"] for part in parts.values() for shard in part["shards"]),
     )
     path = manifest.out_dir / "README.md"
-    write_atomic(path, f"---\n{header}---\n\n{body}".encode())
+    write_bytes(path, f"---\n{header}---\n\n{body}".encode())
     return path
 
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from vgau_data.builders.hub_folder import write_parquet
-from vgau_data.files import sha256_of
 from vgau_data.puzzles import prompts
 from vgau_data.registry import FAMILIES
+from vgau_data.safe_io import sha256_of
 from vgau_data.training.bands import Band
 from vgau_data.training.catalog import chunk_path, read_rows
 from vgau_data.training.traces import get_trace_kind, trace_rng

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from vgau_data import __version__
 from vgau_data.errors import VgauError
-from vgau_data.files import sha256_of
+from vgau_data.safe_io import sha256_of
 from vgau_data.training.exporters.files import ParquetWriter, ShardWriter, write_json
 from vgau_data.training.exporters.source import Source, SourceRow
 
@@ -102,7 +102,7 @@ def write_card(out: Path, shards: Sequence[Shard], exporter: Exporter) -> None:
     """A README whose ``configs:`` make ``load_dataset(out, family, split=...)`` read the shards."""
     import yaml
 
-    from vgau_data.files import write_atomic
+    from vgau_data.safe_io import write_bytes
 
     splits: dict[str, list[str]] = {}
     for shard in shards:
@@ -118,7 +118,7 @@ def write_card(out: Path, shards: Sequence[Shard], exporter: Exporter) -> None:
     ]
     header = yaml.safe_dump({"configs": configs, "tags": ["visual-planning", "vgau"]}, sort_keys=False)
     body = f"# VGAU-Diag training data: {exporter.name}\n\n{exporter.summary}.\n\nRead it with: {exporter.consumer}\n"
-    write_atomic(out / "README.md", f"---\n{header}---\n\n{body}".encode())
+    write_bytes(out / "README.md", f"---\n{header}---\n\n{body}".encode())
 
 
 def _resolved_options(exporter: Exporter, traces: str | None, protocol: str | None) -> ExportOptions:

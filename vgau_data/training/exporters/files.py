@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from vgau_data.files import write_atomic
+from vgau_data.safe_io import write_bytes
 
 
 @contextlib.contextmanager
@@ -37,7 +37,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
 
 def write_json(path: Path, obj: Any) -> None:
     """Replace ``path`` with ``obj`` as indented, key-sorted JSON, atomically."""
-    write_atomic(path, (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_bytes(path, (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 class ShardWriter:
