@@ -60,7 +60,7 @@ class Spy:
         return value
 
 
-GROUPS = ("episode_steps", "fidelity", "vr", "paper", "structure")
+GROUPS = ("episode_steps", "fidelity", "vr", "paper", "structure", "symmetry")
 
 
 def _every_field(spec: FamilySpec) -> set[str]:
@@ -73,7 +73,7 @@ def _every_field(spec: FamilySpec) -> set[str]:
 
 @pytest.mark.parametrize("name", ["maze", "path"])
 def test_check_family__reads_every_field_of_the_spec_and_its_capabilities(name: str) -> None:
-    """Maze declares fidelity, vr, paper and structure; path adds episode_steps."""
+    """Maze declares fidelity, vr, paper, structure and symmetry; path adds episode_steps."""
     spec, reads = get_family(name), set()
     check_family(Spy(spec, reads), per_bucket=1)  # type: ignore[arg-type]
     assert _every_field(spec) - reads == set()
@@ -228,6 +228,10 @@ MAZE_MUTANTS = {
     "drawn route one cell short": ({"vr": dataclasses.replace(MAZE.vr, sketch=_route_one_short)}, "red route"),
     "paper reader swaps start and goal": (
         {"paper": dataclasses.replace(MAZE.paper, read=_paper_swaps_start_and_goal)}, "reads back as another state"
+    ),
+    "symmetry does not remap moves": (
+        {"symmetry": dataclasses.replace(MAZE.symmetry, map_step=lambda step, name, state: step)},
+        "under rot90 the board is another puzzle",
     ),
 }
 
