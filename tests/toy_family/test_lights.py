@@ -118,12 +118,15 @@ def test_diagnose__reads_the_toy_familys_runs(runs: Path, capsys) -> None:
 def test_generate__writes_loadable_training_rows_with_traces_and_decontam_finds_no_overlap(
     registered, tmp_path: Path, capsys
 ) -> None:
-    """Its bands are built to their lengths, every stored solution replays as optimal, a rerun makes nothing."""
+    """Its bands are built to their lengths, every stored solution replays as optimal, every trace kind is
+    stored, a rerun makes nothing."""
     from datasets import load_dataset
+
+    from vgau_data.training.traces import TRACE_KINDS
 
     out = tmp_path / "train"
     args = ["generate", "--families", "lights", "--n", "3", "--lengths", "1-2", "3-5", "--shard-rows", "4",
-            "--traces", "solver", "visual_cot", "--workers", "1", "--no-progress", "--out", str(out)]  # fmt: skip
+            "--traces", *TRACE_KINDS, "--workers", "1", "--no-progress", "--out", str(out)]  # fmt: skip
     assert main(args) == 0
     rows = load_dataset(str(out), "lights", split="train")
     assert rows.num_rows == 6 and rows["band"] == ["1-2"] * 3 + ["3-5"] * 3
@@ -134,6 +137,7 @@ def test_generate__writes_loadable_training_rows_with_traces_and_decontam_finds_
         replay = SPEC.replay(state, SPEC.answer_from_payload(row["solution"]))
         assert replay.feasible and replay.length == row["optimal_length"]
         assert len(row["trace_visual_cot_images"]) == row["optimal_length"] + 1  # the board, then one after each step
+        assert all(row[f"trace_{kind}"] for kind in TRACE_KINDS)
     assert len({row["state"] for row in rows}) == 6
     shards = {path: path.read_bytes() for path in (out / "lights").iterdir()}
     capsys.readouterr()
