@@ -1,7 +1,17 @@
-"""Time every family: generate+solve per bucket, then render and replay.
+"""Time every family: generate+solve per bucket, then render and replay; training-data yield and engines.
 
     python benchmarks/generate.py                              # all families, 20 seeds per bucket
     python benchmarks/generate.py --families maze sokoban --seeds 50
+    python benchmarks/generate.py --yield 1000                 # unique yield per band, every family
+    python benchmarks/generate.py --engines 2000 --families maze --workers 2   # rows/s, local and Ray
+
+``--yield N`` runs ``vgau-data generate``'s catalog pass for N rows of each of the family's
+three bands (``--lengths`` for others) and prints what the draws gave: rows kept per
+candidate drawn, duplicates, candidates banned as test states, and Chao1's estimate of
+the band's distinct rows. ``--engines N`` generates N rows of each family (its three
+bands) with ``--engine local`` and ``--engine ray`` (a local Ray started with
+``--workers`` CPUs), prints rows per second of each and checks that both wrote the same
+bytes.
 
 Instance seeds and slots (each row's length from the family's ``length_mix``) come from
 ``vgau_data.builders.instances.RowTask`` (master seed 0) exactly as the dataset builder
@@ -19,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -107,15 +119,78 @@ def _count(counted: list, met: int, began: float) -> None:
     counted[1] += time.process_time() - began
 
 
+def training_yield(families: list[str], rows: int, bands: list[str] | None, workers: int) -> None:
+    """Print each band's tally of the catalog pass that keeps ``rows`` rows."""
+    from vgau_data.training.bands import parse_band
+    from vgau_data.training.generate import GenerateConfig, generate_dataset
+
+    print(f"{'family':8s} {'band':7s} {'rows':>6s} {'draws':>6s} {'yield':>7s} {'dups':>5s} {'banned':>6s} "
+          f"{'failed':>6s} {'capacity':>9s}  {'s':>6s}")
+    for name in families:
+        with tempfile.TemporaryDirectory() as folder:
+            began = time.perf_counter()
+            report = generate_dataset(GenerateConfig(
+                out_dir=Path(folder) / "out", families=(name,), n=rows, shard_rows=rows, workers=workers,
+                bands=None if bands is None else tuple(parse_band(b) for b in bands), progress=False))
+            seconds = time.perf_counter() - began
+        for band, tally in report.parts[f"{name}/train"]["bands"].items():
+            capacity = tally["capacity_estimate"]
+            print(f"{name:8s} {band:7s} {tally['rows']:6d} {tally['draws']:6d} {tally['unique_yield']:7.1%} "
+                  f"{tally['duplicates']:5d} {tally['banned']:6d} {tally['failed']:6d} "
+                  f"{'-' if capacity is None else capacity:>9}  {seconds:6.1f}")
+
+
+def engines(families: list[str], rows: int, workers: int) -> None:
+    """Generate ``rows`` per band with each engine; print rows/s and whether the bytes agree."""
+    import os
+
+    from vgau_data.training.generate import GenerateConfig, generate_dataset
+
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    with tempfile.TemporaryDirectory() as folder:
+        digests = {}
+        for engine in ("local", "ray"):
+            config = GenerateConfig(out_dir=Path(folder) / engine, families=tuple(families), n=rows, engine=engine,
+                                    workers=workers, progress=False)
+            began = time.perf_counter()
+            if engine == "ray":
+                import ray
+
+                ray.init(num_cpus=workers, logging_level="WARNING", log_to_driver=False)
+                print(f"ray.init {time.perf_counter() - began:.1f} s")
+            report = generate_dataset(config)
+            seconds = time.perf_counter() - began
+            if engine == "ray":
+                ray.shutdown()
+            digests[engine] = {s["path"]: s["sha256"] for p in report.parts.values() for s in p["shards"]}
+            print(f"engine {engine:5s}: {report.rows_made} rows in {seconds:.1f} s = {report.rows_made / seconds:.1f} "
+                  f"rows/s ({workers} workers, {len(digests[engine])} shards)")
+        same = digests["local"] == digests["ray"]
+        print(f"local and ray shards byte-identical: {same}")
+        if not same:
+            raise SystemExit(1)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
     parser.add_argument("--seeds", type=int, default=20, help="instances per bucket (default 20)")
+    parser.add_argument("--yield", dest="yield_rows", type=int, default=None, metavar="N",
+                        help="print the unique yield per band of a catalog pass keeping N rows a band")
+    parser.add_argument("--lengths", nargs="+", default=None, metavar="LO-HI", help="bands for --yield")
+    parser.add_argument("--engines", type=int, default=None, metavar="N",
+                        help="rows/s of --engine local and ray for N rows per band, and whether they agree")
+    parser.add_argument("--workers", type=int, default=2, help="workers for --yield and --engines (default 2)")
     args = parser.parse_args(argv)
     if args.seeds < 1:
         parser.error(f"--seeds must be >= 1, got {args.seeds}")
-    for name in args.families:
-        time_family(FAMILIES[name], args.seeds)
+    if args.yield_rows is not None:
+        training_yield(args.families, args.yield_rows, args.lengths, args.workers)
+    elif args.engines is not None:
+        engines(args.families, args.engines, args.workers)
+    else:
+        for name in args.families:
+            time_family(FAMILIES[name], args.seeds)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Shared test setup: a private `datasets` cache, and ``--run-slow`` for long runs.
+"""Shared test setup: a private `datasets` cache, ``--run-slow`` for long runs, a recording Hub.
 
 `datasets` (5.2) caches a local dataset folder under its base name and config only, so a
 folder rebuilt with other contents, or another folder with the same name, loads stale
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from typing import Any
 
 import pytest
 
@@ -33,3 +34,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords or "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+class RecordingHfApi:
+    """``huggingface_hub.HfApi`` for pushes (no Hub here): each call is recorded, the upload returns a commit URL."""
+
+    calls: list[tuple[str, dict[str, Any]]]
+
+    def __init__(self, token: str | None = None) -> None:
+        self.token = token
+
+    def create_repo(self, repo_id: str, **kwargs: Any) -> None:
+        self.calls.append(("create_repo", {"repo_id": repo_id, **kwargs}))
+
+    def upload_folder(self, **kwargs: Any) -> str:
+        self.calls.append(("upload_folder", kwargs))
+        return f"https://huggingface.co/datasets/{kwargs['repo_id']}/commit/abc"
+
+
+@pytest.fixture
+def hub_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
+    """The calls a push makes to ``HfApi``, in order (``HfApi`` replaced by ``RecordingHfApi``)."""
+    import huggingface_hub
+
+    calls: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(huggingface_hub, "HfApi", type("HfApi", (RecordingHfApi,), {"calls": calls}))
+    return calls

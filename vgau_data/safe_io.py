@@ -1,6 +1,6 @@
 """Every file we read from a place we do not control, and every file we write.
 
-Reading (``open_regular``, ``read_bytes``, ``read_text``, ``iter_lines``): the path must
+Reading (``open_regular``, ``read_bytes``, ``read_text``, ``iter_lines``, ``sha256_of``): the path must
 name a regular file (a FIFO would block, ``/dev/zero`` never ends), and with ``inside``
 its real location, symlinks followed, must lie inside that folder, so a run folder or a
 clone cannot point us at files elsewhere. The size is checked before anything is read
@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import io
 import os
 import shutil
@@ -177,6 +178,18 @@ def iter_lines(
                     f"{path}: line {number}: the {what} holds more than the limit of {max_bytes:,} bytes"
                 )
             yield number, line
+
+
+def sha256_of(path: str | os.PathLike[str], *, inside: str | os.PathLike[str] | None = None) -> str:
+    """The hex sha256 of a regular file (see ``open_regular``), streamed ``CHUNK`` bytes at a time.
+
+    The one file hasher: manifests record it, reruns and uploads compare it.
+    """
+    digest = hashlib.sha256()
+    with open_regular(path, inside=inside) as handle:
+        while block := handle.read(CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 # ---------------------------------------------------------------- writing

@@ -61,7 +61,7 @@ class Spy:
         return value
 
 
-GROUPS = ("episode_steps", "fidelity", "vr", "paper", "structure")
+GROUPS = ("episode_steps", "fidelity", "vr", "paper", "structure", "symmetry")
 
 
 def _every_field(spec: FamilySpec) -> set[str]:
@@ -74,7 +74,7 @@ def _every_field(spec: FamilySpec) -> set[str]:
 
 @pytest.mark.parametrize("name", ["maze", "path"])
 def test_check_family__reads_every_field_of_the_spec_and_its_capabilities(name: str) -> None:
-    """Maze declares fidelity, vr, paper and structure; path adds episode_steps."""
+    """Maze declares fidelity, vr, paper, structure and symmetry; path adds episode_steps."""
     spec, reads = get_family(name), set()
     check_family(Spy(spec, reads), per_bucket=1)  # type: ignore[arg-type]
     assert _every_field(spec) - reads == set()
@@ -237,6 +237,10 @@ MAZE_MUTANTS = {
     ),
     "authors reader of another family": ({"authors_reader": SOKOBAN.authors_reader}, "authors_reader.family is"),
     "authors reader reads no answer": ({"authors_reader": _ReadsNothing("maze")}, "reads the canonical answer as"),
+    "symmetry does not remap moves": (
+        {"symmetry": dataclasses.replace(MAZE.symmetry, map_step=lambda step, name, state: step)},
+        "under rot90 the board is another puzzle",
+    ),
 }
 
 

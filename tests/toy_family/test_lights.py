@@ -3,8 +3,9 @@
 ``lights`` (3x3 Lights Out, ``tests/toy_family/lights``) is registered here for the test
 only, through the registry's own table, and then goes through ``vgau-data build``,
 ``baseline`` + ``score``, ``run`` (the scripted oracle, answering and drawing, under every
-protocol the family and the scripted oracle support) and ``diagnose``, each called as the command line calls it
-(``vgau_data.cli.main``, in this process, so the registration holds).
+protocol the family and the scripted oracle support), ``diagnose``, and ``generate`` +
+``decontam`` (training rows with stored traces), each called as the command line calls it
+(``vgau_data.cli.main``, in this process and one worker, so the registration holds).
 """
 
 from __future__ import annotations
@@ -112,3 +113,45 @@ def test_diagnose__reads_the_toy_familys_runs(runs: Path, capsys) -> None:
     oracle_rows = [line for line in lines if line.startswith("Oracle generation")]
     assert oracle_rows[0].count("100.0 (+0.0)") == 2 * 3  # GtA, VCoT, VCoT-fixed, for lights and for all
     assert oracle_rows[1].split("|")[1].split() == ["1.00"] * 3  # its cells decoded from the images, all right
+
+
+def test_generate__writes_loadable_training_rows_with_traces_and_decontam_finds_no_overlap(
+    registered, tmp_path: Path, capsys
+) -> None:
+    """Its bands are built to their lengths, every stored solution replays as optimal, every trace kind is
+    stored, a rerun makes nothing."""
+    from datasets import load_dataset
+
+    from vgau_data.training.traces import TRACE_KINDS
+
+    out = tmp_path / "train"
+    args = ["generate", "--families", "lights", "--n", "3", "--lengths", "1-2", "3-5", "--shard-rows", "4",
+            "--traces", *TRACE_KINDS, "--workers", "1", "--no-progress", "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    rows = load_dataset(str(out), "lights", split="train")
+    assert rows.num_rows == 6 and rows["band"] == ["1-2"] * 3 + ["3-5"] * 3
+    for row in rows:
+        state = SPEC.from_json(row["state"])
+        low, high = map(int, row["band"].split("-"))
+        assert low <= row["optimal_length"] <= high and SPEC.solve(state).optimal_length == row["optimal_length"]
+        replay = SPEC.replay(state, SPEC.answer_from_payload(row["solution"]))
+        assert replay.feasible and replay.length == row["optimal_length"]
+        assert len(row["trace_visual_cot_images"]) == row["optimal_length"] + 1  # the board, then one after each step
+        assert all(row[f"trace_{kind}"] for kind in TRACE_KINDS)
+    assert len({row["state"] for row in rows}) == 6
+    shards = {path: path.read_bytes() for path in (out / "lights").iterdir()}
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "0 shards made, 0 already done; 0 catalog chunks made" in capsys.readouterr().out  # a complete part
+    assert {path: path.read_bytes() for path in (out / "lights").iterdir()} == shards and len(shards) == 2
+    assert main(["decontam", str(out), "--no-progress"]) == 0
+    assert "no overlaps with the test set" in capsys.readouterr().out
+
+
+def test_generate__a_band_asked_for_more_than_it_holds_is_refused_with_its_count(registered, tmp_path: Path,
+                                                                                   capsys) -> None:
+    """Band 1-1 holds the nine one-press boards (the toy has no symmetry: each is its own key)."""
+    args = ["generate", "--families", "lights", "--n", "10", "--lengths", "1-1", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path / "train")]  # fmt: skip
+    assert main(args) == 2
+    assert "lights band 1-1 holds fewer than --n 10 distinct rows: 9 in" in capsys.readouterr().err

@@ -30,7 +30,6 @@ from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES
 
 PARQUET_NAME = "test-00000-of-00001.parquet"
-IMAGE_COLUMNS: tuple[str, ...] = ("image", "oracle_aid", "oracle_states", "oracle_aug_states", "oracle_vr")
 CITATION = """@article{vgau2026,
   title   = {When Does Visual Generation Help Visual Understanding in Unified Multimodal Models?},
   journal = {arXiv preprint arXiv:2608.22174},
@@ -109,11 +108,24 @@ def _portable_feature_dict(value: Any) -> Any:
     return value
 
 
-def arrow_schema() -> Any:
-    """The Parquet schema: the features' Arrow types plus their portable ``huggingface`` metadata."""
-    feats = features()
+def arrow_schema(feats: Any = None) -> Any:
+    """The Parquet schema of ``feats`` (default: a benchmark row's): the features' Arrow types
+    plus their portable ``huggingface`` metadata."""
+    feats = features() if feats is None else feats
     info = {"info": {"features": _portable_feature_dict(feats.to_dict())}}
     return feats.arrow_schema.with_metadata({"huggingface": json.dumps(info)})
+
+
+def image_columns(feats: Any) -> list[str]:
+    """The columns of ``feats`` that hold images (an ``Image`` or a list of them), in order."""
+    from datasets import Image
+
+    def holds_image(feature: Any) -> bool:
+        if feature is None:
+            return False
+        return isinstance(feature, Image) or holds_image(getattr(feature, "feature", None))
+
+    return [name for name, feature in feats.items() if holds_image(feature)]
 
 
 def _leaf_paths(path: str, arrow_type: Any) -> list[str]:
@@ -127,25 +139,26 @@ def _leaf_paths(path: str, arrow_type: Any) -> list[str]:
     return [path]
 
 
-def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
-    """Write one config's rows; the same rows give the same bytes.
+def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path, feats: Any = None) -> None:
+    """Write rows of ``feats`` (default: a benchmark row's) to ``path``; the same rows give the same bytes.
 
     Image cells are ``{"bytes": ..., "path": None}``. Image columns are stored PLAIN and
     uncompressed (the bytes are already compressed images), the others snappy, as
-    ``datasets`` writes them.
+    ``datasets`` writes them. The file appears whole or not at all: it is written to a
+    temporary file beside ``path``, synced, then renamed over it.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = arrow_schema()
+    feats = features() if feats is None else feats
+    schema = arrow_schema(feats)
     table = pa.Table.from_pylist(list(rows), schema=schema)
-    images = [leaf for name in IMAGE_COLUMNS for leaf in _leaf_paths(name, schema.field(name).type)]
-    others = [name for name in schema.names if name not in IMAGE_COLUMNS]
+    image_names = image_columns(feats)
+    images = [leaf for name in image_names for leaf in _leaf_paths(name, schema.field(name).type)]
+    others = [name for name in schema.names if name not in image_names]
     rows_per_group = max(1, table.num_rows * ROW_GROUP_BYTES // max(table.nbytes, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".parquet.tmp")
-    with pq.ParquetWriter(
-        tmp,
+    with safe_io.atomic_writer(path) as sink, pq.ParquetWriter(
+        sink,
         schema,
         compression={leaf: "none" for leaf in images} | {name: "snappy" for name in others},
         use_dictionary=others,
@@ -154,7 +167,6 @@ def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
         write_page_index=True,
     ) as writer:
         writer.write_table(table, row_group_size=rows_per_group)
-    tmp.replace(path)
 
 
 def length_histogram(lengths: Sequence[int]) -> str:

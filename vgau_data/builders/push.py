@@ -1,24 +1,44 @@
 """Upload a built dataset folder to the Hub as one commit.
 
 The folder is already the repo's final layout (``README.md`` with the configs block and
-one Parquet file per config), so pushing is a plain ``upload_folder``: nothing is
-re-encoded on the way.
+the Parquet files of each config), so pushing is a plain ``upload_folder``: nothing is
+re-encoded on the way. What is sent is an ``UploadPlan``: a benchmark build's
+(``build_plan``: the card and one file per config) by default; a folder of ``vgau-data
+generate`` brings its own (``vgau_data.training.manifest.upload_plan``: the card,
+``manifest.json`` and the shards the manifest lists, never its catalog or unfinished
+shards), which ``vgau-data push`` picks when the folder holds a ``manifest.json``.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from vgau_data.builders.hub_folder import PARQUET_NAME, dataset_fingerprint
 from vgau_data.errors import VgauError
 from vgau_data.registry import FAMILIES
 
 logger = logging.getLogger(__name__)
+GENERATED_MANIFEST: Final = "manifest.json"
+"""The file that marks a folder of ``vgau-data generate`` (``training.manifest.MANIFEST``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UploadPlan:
+    """What a push sends: the configs the folder holds, the files (``upload_folder`` patterns), what made them."""
+
+    configs: tuple[str, ...]
+    patterns: tuple[str, ...]
+    made_by: str
 
 
 def check_folder(folder: Path) -> list[str]:
     """The configs present in a built folder; raises when it is not a complete build."""
+    if (folder / GENERATED_MANIFEST).is_file():
+        raise VgauError(f"{folder} was written by `vgau-data generate`: push it with `vgau-data push {folder}` "
+                        "(or plan=vgau_data.training.manifest.upload_plan(folder))")
     if not (folder / "README.md").is_file():
         raise VgauError(f"{folder} has no README.md; run `vgau-data build --out {folder}` first")
     configs = [family for family in FAMILIES if (folder / family / PARQUET_NAME).is_file()]
@@ -27,12 +47,22 @@ def check_folder(folder: Path) -> list[str]:
     return configs
 
 
-def push_dataset(folder: str | Path, repo_id: str, *, token: str | None = None, private: bool = False) -> str:
-    """Create the dataset repo if needed and upload ``folder`` in one commit; return the commit URL."""
+def build_plan(folder: Path) -> UploadPlan:
+    """The upload of a benchmark build (``vgau-data build``): its card and every config's file."""
+    return UploadPlan(tuple(check_folder(folder)), ("README.md", "*/*.parquet"), "vgau-data build")
+
+
+def push_dataset(folder: str | Path, repo_id: str, *, plan: UploadPlan | None = None, token: str | None = None,
+                 private: bool = False) -> str:
+    """Create the dataset repo if needed and upload ``folder`` (``plan``, default ``build_plan``) in one commit.
+
+    Returns the commit URL.
+    """
     from huggingface_hub import HfApi
 
     folder = Path(folder)
-    configs = check_folder(folder)
+    plan = build_plan(folder) if plan is None else plan
+    configs = plan.configs
     fingerprint = dataset_fingerprint(folder)
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
@@ -41,7 +71,7 @@ def push_dataset(folder: str | Path, repo_id: str, *, token: str | None = None, 
         repo_id=repo_id,
         repo_type="dataset",
         folder_path=str(folder),
-        allow_patterns=["README.md", "*/*.parquet"],
-        commit_message=f"vgau-data build ({', '.join(configs)}), fingerprint {fingerprint[:12]}",
+        allow_patterns=list(plan.patterns),
+        commit_message=f"{plan.made_by} ({', '.join(configs)}), fingerprint {fingerprint[:12]}",
     )
     return str(getattr(commit, "commit_url", commit))

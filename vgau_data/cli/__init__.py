@@ -16,9 +16,9 @@ from vgau_data.cli.args import OneLineErrorParser
 from vgau_data.errors import VgauError
 from vgau_data.terminal import terminal_safe
 
-SUBCOMMANDS: tuple[str, ...] = ("build", "push", "score", "baseline", "convert", "publish-metric", "run", "merge",
-                               "lmms-eval-tasks", "export", "export-training", "leaderboard", "diagnose",
-                               "serve-reward")
+SUBCOMMANDS: tuple[str, ...] = ("build", "generate", "decontam", "push", "score", "baseline", "convert",
+                               "publish-metric", "run", "merge", "lmms-eval-tasks", "export", "export-training",
+                               "leaderboard", "diagnose", "serve-reward")
 """Modules under ``vgau_data.cli``, in the order ``--help`` lists them."""
 
 

@@ -13,7 +13,8 @@ A family is one package, ``vgau_data/puzzles/<family>/``, of small role modules:
     and, where the family has them, the modules of its optional capabilities
     (``capabilities``): fidelity.py (``FIDELITY``: cell labels and perturbation; ``VR``:
     the drawn solution), paper.py (``PAPER``: the authors' records), structure.py
-    (``STRUCTURE``: structure statistics).
+    (``STRUCTURE``: structure statistics), symmetry.py (``SYMMETRY``: the transformations
+    that keep the task, for training-data decontamination).
 
 Its ``__init__`` ends with ``SPEC = FamilySpec.from_modules(name, (state, rules, ...))``
 (plus the traits where the family differs), registered by one line in
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from vgau_data.puzzles.capabilities import AuthorsReader, EpisodeSteps, Fidelity, SolutionSketch, Structure
+from vgau_data.puzzles.capabilities import AuthorsReader, EpisodeSteps, Fidelity, SolutionSketch, Structure, Symmetry
 from vgau_data.puzzles.prompts import QUESTION_STYLES, FamilyPrompts
 from vgau_data.rendering import AidStyle
 from vgau_data.types import (
@@ -271,10 +272,11 @@ MODULE_NAMES: dict[str, str] = {
     "vr": "VR",
     "paper": "PAPER",
     "structure": "STRUCTURE",
+    "symmetry": "SYMMETRY",
     "authors_reader": "AUTHORS_READER",
 }
 """How a family's modules spell the fields that are data, not functions (``FamilySpec.from_modules``)."""
-CAPABILITIES: tuple[str, ...] = ("episode_steps", "fidelity", "vr", "paper", "structure", "authors_reader")
+CAPABILITIES: tuple[str, ...] = ("episode_steps", "fidelity", "vr", "paper", "structure", "symmetry", "authors_reader")
 """The optional capability groups of ``FamilySpec`` (``capabilities``), None where a family has none."""
 
 
@@ -328,7 +330,7 @@ class FamilySpec:
 
     Optional capabilities (None: the family has none; ``capabilities`` describes each and
     what its consumers do without it): ``episode_steps``, ``fidelity``, ``vr``, ``paper``,
-    ``structure``, ``authors_reader``.
+    ``structure``, ``symmetry``, ``authors_reader``.
 
     Everything else is computed from these fields (``trajectory``, ``answer_steps``,
     ``answer_from_payload``, ``random_step``, ``oracle_steps``, ``question``, ``slot``,
@@ -365,6 +367,7 @@ class FamilySpec:
     vr: SolutionSketch | None = None
     paper: PaperFormat | None = None
     structure: Structure | None = None
+    symmetry: Symmetry | None = None
     authors_reader: AuthorsReader | None = None
 
     @classmethod
@@ -374,9 +377,10 @@ class FamilySpec:
         Every required field is looked up in ``modules`` by its own name (``apply_step``,
         ``solve``, ...) or, for data, in capitals (``MODULE_NAMES``: ``BUCKETS``,
         ``GEOMETRY``, ...); each capability group a module defines is taken the same way
-        (``FIDELITY``, ``VR``, ``PAPER``, ``STRUCTURE``, ``EPISODE_STEPS``, ``AUTHORS_READER``), and a group no
-        module defines stays None. Modules that import a name from one another share one
-        object. The traits (``aid``, ``unique_length``, ...) are only ever given.
+        (``FIDELITY``, ``VR``, ``PAPER``, ``STRUCTURE``, ``SYMMETRY``, ``EPISODE_STEPS``,
+        ``AUTHORS_READER``), and a group no module defines stays None. Modules that import a
+        name from one another share one object. The traits (``aid``, ``unique_length``, ...)
+        are only ever given.
 
         Raises:
             TypeError: a required field no module defines, or two modules define differently.

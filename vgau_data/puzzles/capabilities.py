@@ -2,8 +2,9 @@
 
 A family declares a group as a module constant (``FamilySpec.from_modules`` picks it up
 from the module it passes: ``FIDELITY`` and ``VR`` in ``fidelity.py``, ``PAPER`` in
-``paper.py``, ``STRUCTURE`` in ``structure.py``, ``AUTHORS_READER`` in ``authors_reader.py``). A group is None on a family that lacks
-it, and every consumer says what it leaves out then:
+``paper.py``, ``STRUCTURE`` in ``structure.py``, ``SYMMETRY`` in ``symmetry.py``,
+``AUTHORS_READER`` in ``authors_reader.py``). A group is None on a family that lacks it,
+and every consumer says what it leaves out then:
 
     episode_steps  the answer is not the interactive steps (path names letters, its episode
                    walks a marker): how an episode plays an answer
@@ -17,13 +18,18 @@ it, and every consumer says what it leaves out then:
                    helpers that read them); without it ``build --from-paper`` refuses it
     structure      structure statistics of instances, ours beside the authors' (the card's
                    table, ``benchmarks/structure.py``); without it the family is left out
+    symmetry       the transformations that keep the task (rotations, reflections,
+                   relabellings), so training rows are decontaminated against rotated or
+                   relabelled copies of test instances (``training.keys``); without it a
+                   state is a copy only of itself (``puzzles.symmetry.identity``)
     authors_reader how the authors' released code reads the family's answers and ends its
                    episodes (``authors_reader.py``: ``AUTHORS_READER``, an
                    ``AuthorsReader``); without it the ``authors``
                    reader refuses the family (``ReaderError``)
 
 The vocabulary these groups speak lives here too: ``Sketch`` (what a drawing shows),
-``pick_edits`` (perturbations by exactly k cells), ``Statistic`` and ``Measures``.
+``pick_edits`` (perturbations by exactly k cells), ``Statistic`` and ``Measures``; the
+square's symmetries that ``Symmetry`` groups use are in ``puzzles.symmetry``.
 """
 
 from __future__ import annotations
@@ -253,3 +259,49 @@ def manhattan(a: Cell, b: Cell) -> int:
         5
     """
     return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Symmetry:
+    """A family's task-preserving transformations, for canonical keys (``training.keys``).
+
+    Rotating a maze a quarter turn, or renaming the fruits of an onet board, gives the same
+    puzzle: the same optimum, and the old answer with its moves remapped solves it. A
+    training row that is such a copy of a test instance leaks it, so decontamination
+    compares states up to these transformations.
+
+    Attributes:
+        transforms: names of the geometric maps of the group (``puzzles.symmetry.D4``, a
+            mirror, or just ``"identity"``).
+        apply: ``(state, name) -> state`` seen through transform ``name``.
+        map_step: ``(step, name, state) -> step``, one answer step under ``name``
+            (``state`` is the board the step is played on).
+        form: ``state -> str``, equal for two states exactly when they are the same board
+            up to relabelling (fruits, letters, other vehicles) and, where a family says
+            so, up to details its answer does not depend on (a sokoban player anywhere in
+            its region); the canonical key hashes the least form over ``transforms``.
+        relabel: ``(state, rng) -> (state, step map)``, a random relabelling and the step
+            map that goes with it, so a test can check the claim by solving the
+            relabelled board (None: nothing to relabel).
+        fast_forms: ``state -> [form under each transform]`` computed at once (None:
+            ``form(apply(state, name))`` name by name; a test checks they agree).
+        record_forms: ``record -> (task id, forms)`` for a family whose published records
+            (``FamilySpec.paper``) hold no board without their images (path: walls only
+            in the image): the least form of the start and of each state of the stored
+            optimal answer before the goal, read from the record alone (None: records
+            are read into states and keyed like any state).
+    """
+
+    transforms: tuple[str, ...]
+    apply: Callable[[Any, str], Any]
+    map_step: Callable[[Any, str, Any], Any]
+    form: Callable[[Any], str]
+    relabel: Callable[[Any, np.random.Generator], tuple[Any, Callable[[Any], Any]]] | None = None
+    fast_forms: Callable[[Any], list[str]] | None = None
+    record_forms: Callable[[Mapping[str, Any]], tuple[str, list[str]]] | None = None
+
+    def forms(self, state: Any) -> list[str]:
+        """The form of ``state`` under every transform (the canonical key hashes the least)."""
+        if self.fast_forms is not None:
+            return self.fast_forms(state)
+        return [self.form(self.apply(state, name)) for name in self.transforms]

@@ -22,7 +22,6 @@ Example (with the files in place)::
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +31,7 @@ import numpy as np
 
 from vgau_data.errors import MissingDependencyError, VgauError
 from vgau_data.runners.backends.base import require
+from vgau_data.safe_io import sha256_of
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -51,14 +51,6 @@ SCALE: Final = (0.458, 0.448, 0.450)
 
 class MissingWeightsError(VgauError, FileNotFoundError):
     """A weight file that LPIPS needs is not where it was said to be."""
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def packaged_heads() -> Path:

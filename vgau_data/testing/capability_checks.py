@@ -12,6 +12,11 @@
   ``Structure.measure_record`` of that record measures it as ``Structure.measure`` does;
 - ``structure``: every instance measures to a finite number per statistic, and the
   authors' and the paper's means name known buckets and statistics only;
+- ``symmetry``: every transform (and a random relabelling) of an instance is a valid
+  board with the same optimum, on which the answer with its steps remapped replays at
+  that optimum, and which has the same least form (the canonical key); ``forms`` agrees
+  with ``form`` of each transform; ``record_forms`` of the instance's authors' record
+  starts with that least form;
 - ``episode_steps`` is exercised wherever an episode is (oracle steps, trajectories,
   random walks).
 """
@@ -54,6 +59,8 @@ def check_capabilities(spec: FamilySpec, instances: Sequence[Instance], expect: 
         _check_structure(spec, instances, expect)
     if spec.authors_reader is not None:
         _check_authors_reader(spec, instances, expect)
+    if spec.symmetry is not None:
+        _check_symmetry(spec, instances, expect)
 
 
 def _check_authors_reader(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:
@@ -190,3 +197,34 @@ def _check_structure(spec: FamilySpec, instances: Sequence[Instance], expect: Ex
 
 def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_symmetry(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:
+    symmetry, rng = spec.symmetry, np.random.default_rng(0)
+    expect("identity" in symmetry.transforms, f"{spec.name}: symmetry.transforms {symmetry.transforms} lack the identity")
+    for index, instance in enumerate(instances):
+        state, answer = instance.state, instance.answer
+        forms = symmetry.forms(state)
+        expect(forms == [symmetry.form(symmetry.apply(state, name)) for name in symmetry.transforms],
+               f"{instance.where}: symmetry.forms disagrees with symmetry.form of each transform")
+        played = spec.answer_steps(state, answer) == tuple(answer)
+        boards = [state, *spec.trajectory(state, answer)] if played else [state] * len(answer)
+        copies = [(name, symmetry.apply(state, name),
+                   tuple(symmetry.map_step(step, name, board) for step, board in zip(answer, boards)))
+                  for name in symmetry.transforms]
+        if symmetry.relabel is not None:
+            renamed, step_map = symmetry.relabel(state, rng)
+            copies.append(("a relabelling", renamed, tuple(step_map(step) for step in answer)))
+        for name, copy, mapped in copies:
+            copy = spec.from_json(spec.to_json(copy))
+            solution = spec.solve(copy)
+            replay = spec.replay(copy, mapped)
+            same = (solution is not None and solution.optimal_length == instance.optimal_length and replay.feasible
+                    and replay.length == instance.optimal_length and min(symmetry.forms(copy)) == min(forms))
+            expect(same, f"{instance.where}: under {name} the board is another puzzle (optimum "
+                         f"{solution and solution.optimal_length}, remapped answer {replay}) or another key")
+        if symmetry.record_forms is not None and spec.paper is not None:
+            record, _ = spec.paper.write(state, answer, spec.bucket_of(instance.optimal_length), index)
+            _, record_forms = symmetry.record_forms(record)
+            expect(record_forms[:1] == [min(forms)],
+                   f"{instance.where}: symmetry.record_forms of its authors' record does not start with its least form")

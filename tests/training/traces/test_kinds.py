@@ -11,7 +11,7 @@ from PIL import Image
 
 from tests.training.conftest import FIXED_STATES
 from vgau_data.registry import FAMILIES, get_family
-from vgau_data.training.traces import TRACE_KINDS, get_trace_kind, trace_rng
+from vgau_data.training.traces import TRACE_KINDS, UnknownTraceKindError, get_trace_kind, trace_rng
 from vgau_data.training.traces.exploratory import walk_with_detours
 from vgau_data.training.traces.record import parse_record
 from vgau_data.training.traces.search import Search
@@ -39,9 +39,26 @@ def test_kind_keeps_the_registry_contract(kind: str, family: str) -> None:
     assert again == cols, "the same row and seed give the same bytes"
 
 
-def test_registry_names_the_four_kinds() -> None:
-    assert list(TRACE_KINDS) == ["text_cot", "visual_cot", "aug_visual_cot", "exploratory"]
+def test_registry_names_the_five_kinds() -> None:
+    assert list(TRACE_KINDS) == ["solver", "text_cot", "visual_cot", "aug_visual_cot", "exploratory"]
     assert trace_rng(3, "a").random() != trace_rng(3, "b").random()
+    with pytest.raises(UnknownTraceKindError, match="unknown trace kind 'nope'; choose from solver, text_cot"):
+        get_trace_kind("nope")
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_the_solver_trace_is_the_direct_question_and_the_optimal_answer_alone(family: str) -> None:
+    spec = get_family(family)
+    state = spec.from_json(FIXED_STATES[family])
+    _, messages, images = columns("solver", family)
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    question = spec.question(state, "direct")
+    assert messages[0]["content"] == [{"type": "image", "index": 0}, {"type": "text", "text": question}]
+    reply = messages[1]["content"][0]["text"]
+    assert reply == spec.format_answer(spec.solve(state).answer)
+    verdict = spec.replay(state, spec.parse_answer(reply))
+    assert verdict.feasible and verdict.length == spec.solve(state).optimal_length
+    assert images[0].convert("RGB").tobytes() == spec.render(state).tobytes()
 
 
 def _scripted_episode(protocol: str, family: str) -> tuple[list, list[str]]:

@@ -44,13 +44,14 @@ from vgau_data.puzzles.onet import (
     solver,
     state,
     structure,
+    symmetry,
 )
 
 __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "onet",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, authors_reader),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry, authors_reader),
     aid=render.AID,
     unique_length=True,
 )

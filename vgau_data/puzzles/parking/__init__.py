@@ -45,13 +45,14 @@ from vgau_data.puzzles.parking import (
     solver,
     state,
     structure,
+    symmetry,
 )
 
 __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "parking",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, authors_reader),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry, authors_reader),
     aid=render.AID,
     generation_weight=3.0,
 )

@@ -16,7 +16,9 @@ roads by definition and are not sampled.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -54,8 +56,26 @@ AGREEMENT: Final = 0.9
 """Fraction of a cell's samples that must agree for the cell to be read."""
 
 
-def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRecord:
-    """A path record, its walls read from its image (``read_road_grid``)."""
+@dataclass(frozen=True, slots=True)
+class PathRoute:
+    """What a path record says without its image: the route (start to goal), the labels, the answer."""
+
+    task_id: str
+    difficulty: str
+    side: int
+    route: tuple[Cell, ...]
+    labels: dict[str, Cell]
+    answer: str
+    distance: int
+
+
+def read_route(record: Mapping[str, Any]) -> PathRoute:
+    """A path record's fields, the route checked against them (no walls: those are in the image).
+
+    Raises:
+        PaperDataError: a field is absent or malformed, or the route does not run from
+            ``start`` to ``goal`` by neighbouring cells.
+    """
     at = where("path", record, "task_id")
     side = _size(record, "grid_size", 10, at)
     size = (side, side)
@@ -65,25 +85,38 @@ def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRe
     labels = {str(letter)[:5]: _cell(cell, f"label {letter!s:.5}", at, size) for letter, cell in points.items()}
     start = _cell_field(record, "start", at, size)
     goal = _cell_field(record, "goal", at, size)
-    route = _cells_field(record, "answer_path", at, size)
+    cells = tuple(_cells_field(record, "answer_path", at, size))
     answer = _get(record, "answer", at)
     if not isinstance(answer, str) or len(answer) > 100:
         raise PaperDataError(f"{at}: answer must be a short string like 'B,E,D', got {answer!r:.40}")
+    if not cells or cells[0] != start or cells[-1] != goal or any(
+        abs(r0 - r1) + abs(c0 - c1) != 1 for (r0, c0), (r1, c1) in itertools.pairwise(cells)
+    ):
+        raise PaperDataError(f"{at}: answer_path must run from start to goal through neighbouring cells")
+    return PathRoute(task_id(record, "task_id", at, "path"), difficulty(record, "difficulty", at), side, cells,
+                     labels, answer, _int_field(record, "distance", at))
+
+
+def read_record(record: Mapping[str, Any], image: Image.Image | None) -> PaperRecord:
+    """A path record, its walls read from its image (``read_road_grid``)."""
+    at = where("path", record, "task_id")
+    fields = read_route(record)
     if image is None:
         raise PaperDataError(f"{at}: path records keep their walls only in the image, and there is none")
-    grid = read_road_grid(image, side, known_open={start, goal, *labels.values()}, at=at)
-    walls_on_route = [list(cell) for cell in route if grid[cell[0]][cell[1]] != "."]
+    start, goal = fields.route[0], fields.route[-1]
+    grid = read_road_grid(image, fields.side, known_open={start, goal, *fields.labels.values()}, at=at)
+    walls_on_route = [list(cell) for cell in fields.route if grid[cell[0]][cell[1]] != "."]
     if walls_on_route:
         raise PaperDataError(
             f"{at}: its image shows walls at {walls_on_route[:5]} on the stored answer_path; "
             "the image does not belong to this record or is not in the authors' style"
         )
     return PaperRecord(
-        task_id=task_id(record, "task_id", at, "path"),
-        difficulty=difficulty(record, "difficulty", at),
-        state={"grid": grid, "start": start, "end": goal, "labels": labels},
-        stored_answer=f"<answer>{answer}</answer>",
-        stored_optimum=_int_field(record, "distance", at),
+        task_id=fields.task_id,
+        difficulty=fields.difficulty,
+        state={"grid": grid, "start": start, "end": goal, "labels": fields.labels},
+        stored_answer=f"<answer>{fields.answer}</answer>",
+        stored_optimum=fields.distance,
     )
 
 

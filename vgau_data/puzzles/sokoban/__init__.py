@@ -40,12 +40,13 @@ from vgau_data.puzzles.sokoban import (
     solver,
     state,
     structure,
+    symmetry,
 )
 
 __all__ = ["SPEC"]
 
 SPEC = FamilySpec.from_modules(
     "sokoban",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, authors_reader),
+    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry, authors_reader),
     aid=render.AID,
 )

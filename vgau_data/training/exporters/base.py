@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from vgau_data import __version__
 from vgau_data.errors import VgauError
-from vgau_data.runners.perceptual import sha256_of
+from vgau_data.safe_io import sha256_of
 from vgau_data.training.exporters.files import ParquetWriter, ShardWriter, write_json
 from vgau_data.training.exporters.source import Source, SourceRow
 
@@ -85,6 +85,8 @@ class Exporter:
         raise NotImplementedError
 
     def writer(self, shard: Shard) -> ShardWriter:
+        from vgau_data.builders.hub_folder import arrow_schema
+
         return ParquetWriter(shard.path, arrow_schema(self.features()), self.row_group_rows)
 
     def convert(self, row: SourceRow, index: int, options: ExportOptions) -> Iterator[Mapping[str, Any]]:
@@ -96,19 +98,11 @@ class Exporter:
         write_card(out, shards, self)
 
 
-def arrow_schema(features: Any) -> Any:
-    """``features`` as an Arrow schema with ``datasets``' metadata (in the spelling every release reads)."""
-    from vgau_data.builders.hub_folder import _portable_feature_dict
-
-    info = {"info": {"features": _portable_feature_dict(features.to_dict())}}
-    return features.arrow_schema.with_metadata({"huggingface": json.dumps(info)})
-
-
 def write_card(out: Path, shards: Sequence[Shard], exporter: Exporter) -> None:
     """A README whose ``configs:`` make ``load_dataset(out, family, split=...)`` read the shards."""
     import yaml
 
-    from vgau_data.training.exporters.files import write_bytes
+    from vgau_data.safe_io import write_bytes
 
     splits: dict[str, list[str]] = {}
     for shard in shards:

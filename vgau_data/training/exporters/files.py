@@ -18,6 +18,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from vgau_data.safe_io import write_bytes
+
 
 @contextlib.contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
@@ -31,12 +33,6 @@ def atomic_path(path: Path) -> Iterator[Path]:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
-
-
-def write_bytes(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data``, atomically."""
-    with atomic_path(path) as temporary:
-        temporary.write_bytes(data)
 
 
 def write_json(path: Path, obj: Any) -> None:

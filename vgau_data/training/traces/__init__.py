@@ -25,11 +25,11 @@ from types import MappingProxyType
 import numpy as np
 
 from vgau_data.errors import VgauError
-from vgau_data.training.traces import aug_visual_cot, exploratory, text_cot, visual_cot
+from vgau_data.training.traces import aug_visual_cot, exploratory, solver, text_cot, visual_cot
 from vgau_data.training.traces.record import TraceKind
 
 TRACE_KINDS: Mapping[str, TraceKind] = MappingProxyType(
-    {module.KIND.name: module.KIND for module in (text_cot, visual_cot, aug_visual_cot, exploratory)}
+    {module.KIND.name: module.KIND for module in (solver, text_cot, visual_cot, aug_visual_cot, exploratory)}
 )
 
 
