@@ -63,7 +63,7 @@ PALETTES: Final[dict[str, PaletteShift]] = {
     "muted": PaletteShift(saturation=0.75),
     "warm": PaletteShift(hue_deg=6.0),
     "dim": PaletteShift(hue_deg=4.0, lightness=-0.08),
-    "faded": PaletteShift(saturation=0.55, lightness=0.14),
+    "faded": PaletteShift(saturation=0.62, lightness=0.1),
 }
 """Every palette variant by name. The shifts stay small enough that each colour keeps the
 name its family's prompts give it (checked for the colours the prompts name in the tests)."""

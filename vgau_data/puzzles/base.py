@@ -526,7 +526,8 @@ class FamilySpec:
         fidelity = self.fidelity
         if fidelity is not None and fidelity.text_marks is not None:
             fidelity = dataclasses.replace(fidelity, text_marks=board.text_marks)
-        result = dataclasses.replace(self, geometry=board.geometry, render=board.render, aid=board.aid, fidelity=fidelity)
+        drawn = {"geometry": board.geometry, "render": board.render, "aid": board.aid, "fidelity": fidelity}
+        result = dataclasses.replace(self, **drawn)
         _STYLED[key] = (self, result)
         while len(_STYLED) > _STYLED_MAX:
             _STYLED.popitem(last=False)

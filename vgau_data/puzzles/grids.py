@@ -320,7 +320,9 @@ def open_cells(state: Any) -> frozenset[Cell]:
     return frozenset((r, c) for r, row in enumerate(state.grid) for c, char in enumerate(row) if char != WALL)
 
 
-def cells_image(grid: tuple[str, ...], colours: dict[str, tuple[int, int, int]], cell_px: int = GEOMETRY.cell_px) -> Image.Image:
+def cells_image(
+    grid: tuple[str, ...], colours: dict[str, tuple[int, int, int]], cell_px: int = GEOMETRY.cell_px
+) -> Image.Image:
     """The cell area: one flat colour per grid character, each cell ``cell_px`` square.
 
     Drawn as a 1-pixel-per-cell image scaled up by an integer factor (nearest neighbour),

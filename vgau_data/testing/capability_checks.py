@@ -154,12 +154,12 @@ def _check_styles(spec: FamilySpec, instances: Sequence[Instance], expect: Expec
            f"{spec.name}: styles.board(BENCHMARK_STYLE) draws another board than render")  # fmt: skip
     if board.text_marks is not None and spec.fidelity is not None and spec.fidelity.text_marks is not None:
         expect(board.text_marks(state) == spec.fidelity.text_marks(state),
-               f"{spec.name}: styles.board(BENCHMARK_STYLE) puts the letters elsewhere than fidelity.text_marks")  # fmt: skip
+               f"{spec.name}: styles.board(BENCHMARK_STYLE) puts the letters elsewhere than text_marks")  # fmt: skip
     held_out = spec.styled(OOD_STYLE)
     image = held_out.render(state)
     expect(image.size == held_out.geometry.size, f"{spec.name}: the {OOD_STYLE.name} board is {image.size}, "
            f"its geometry {held_out.geometry.size}")  # fmt: skip
-    expect(image.size != spec.geometry.size, f"{spec.name}: the {OOD_STYLE.name} style draws cells of the benchmark's size")
+    expect(image.size != spec.geometry.size, f"{spec.name}: the {OOD_STYLE.name} board has the benchmark's size")
 
     def in_style(ok: object, message: str) -> None:
         expect(ok, f"{message} (drawn in the {OOD_STYLE.name} style)")

@@ -67,7 +67,8 @@ class _Pen:
         self.ellipse(cx - r, cy - r, cx + r, cy + r, fill, outline, width)
 
     def polygon(self, points: Sequence[tuple[float, float]], fill: Any, outline: Any = None, width: float = 0) -> None:
-        self.draw.polygon(self._xy(points), fill=self.colour(fill), outline=self.colour(outline), width=round(width * self.w))
+        fill, outline = self.colour(fill), self.colour(outline)
+        self.draw.polygon(self._xy(points), fill=fill, outline=outline, width=round(width * self.w))
 
     def line(self, points: Sequence[tuple[float, float]], fill: Any, width: float) -> None:
         self.draw.line(self._xy(points), fill=self.colour(fill), width=max(1, round(width * self.w)), joint="curve")

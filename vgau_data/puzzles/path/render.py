@@ -14,7 +14,7 @@ from vgau_data.puzzles.grids import cells_image, open_cells
 from vgau_data.puzzles.path.rules import _here
 from vgau_data.puzzles.path.state import ROAD, SIZE, WALL, PathState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, font, new_board
+from vgau_data.rendering import RGB, AidStyle, BoardGeometry, Box, TextMark, font, new_board
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw
@@ -53,7 +53,7 @@ def render(state: PathState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Imag
     return image
 
 
-def _triangle(draw: ImageDraw.ImageDraw, cell: Cell, inset: int, colour: tuple[int, int, int], style: RenderStyle) -> None:
+def _triangle(draw: ImageDraw.ImageDraw, cell: Cell, inset: int, colour: RGB, style: RenderStyle) -> None:
     x0, y0, x1, y1 = style.geometry(GEOMETRY).cell_box(cell, style.px(inset))
     draw.polygon([((x0 + x1) // 2, y0), (x0, y1), (x1, y1)], fill=style.rgb(colour))
 
@@ -84,7 +84,9 @@ def _glyph(letter: str, style: RenderStyle) -> Image.Image:
 
 
 @functools.lru_cache(maxsize=256)
-def _background(grid: tuple[str, ...], end: Cell, labels: tuple[tuple[str, Cell], ...], style: RenderStyle) -> Image.Image:
+def _background(
+    grid: tuple[str, ...], end: Cell, labels: tuple[tuple[str, Cell], ...], style: RenderStyle
+) -> Image.Image:
     from PIL import ImageDraw
 
     geometry = style.geometry(GEOMETRY)

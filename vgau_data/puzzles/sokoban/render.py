@@ -104,7 +104,9 @@ def _crate(on_target: bool, style: RenderStyle) -> Image.Image:
     return crate
 
 
-def _draw_person(draw: ImageDraw.ImageDraw, style: RenderStyle, skin: object, shirt: object, trousers: object, line: object) -> None:
+def _draw_person(
+    draw: ImageDraw.ImageDraw, style: RenderStyle, skin: object, shirt: object, trousers: object, line: object
+) -> None:
     """Legs, arms, body and head of the player in a cell-sized canvas."""
     p = style.px
     cx = p(GEOMETRY.cell_px) // 2
