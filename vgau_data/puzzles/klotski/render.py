@@ -31,7 +31,7 @@ BLOCK_INSET: Final = 5
 """Pixels between a block's drawn rectangle and its cells' edges (so neighbours show a gap)."""
 
 
-@functools.cache
+@functools.lru_cache(maxsize=32)
 def _background(style: RenderStyle) -> Image.Image:
     from PIL import ImageDraw
 
@@ -43,7 +43,7 @@ def _background(style: RenderStyle) -> Image.Image:
     return image
 
 
-@functools.cache
+@functools.lru_cache(maxsize=512)
 def _sprite(kind: str, style: RenderStyle) -> Image.Image:
     """The block drawn over its whole footprint (cells outside the rounded rectangle
     keep the empty colour, so sprites are pasted without a mask)."""

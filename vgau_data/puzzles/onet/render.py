@@ -309,7 +309,7 @@ FRUIT_DRAWINGS: Final[dict[str, Callable[[_Pen], None]]] = {
 }
 
 
-@functools.cache
+@functools.lru_cache(maxsize=2048)
 def _sprite(fruit: str, style: RenderStyle) -> Image.Image:
     """The tile of one fruit, ``cell_px - 2 * TILE_INSET`` square, drawn once."""
     from PIL import Image, ImageDraw
@@ -329,7 +329,7 @@ def _sprite(fruit: str, style: RenderStyle) -> Image.Image:
     return image.resize((side, side), Image.Resampling.LANCZOS)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=32)
 def _blank(style: RenderStyle) -> Image.Image:
     return new_board(style.geometry(GEOMETRY), style.rgb(BACKGROUND))
 

@@ -71,7 +71,7 @@ def _shade(rgb: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
     return (int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=32)
 def _background(exit_row: int, style: RenderStyle) -> Image.Image:
     """The lot: dark walls around the board, an opening with an arrow at the exit."""
     from PIL import Image, ImageDraw
@@ -91,7 +91,7 @@ def _background(exit_row: int, style: RenderStyle) -> Image.Image:
     return image
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1024)
 def _sprite(vid: str, orientation: str, length: int, style: RenderStyle) -> tuple[Image.Image, Image.Image]:
     """A vehicle as an RGB image and its mask: a rounded bar with its letter on it."""
     from PIL import Image, ImageDraw

@@ -63,7 +63,7 @@ def _letter(image: Image.Image, cell: Cell, letter: str, style: RenderStyle) -> 
     image.paste(style.rgb(LETTER_RGB), (x0, y0), _glyph(letter, style))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1024)
 def _glyph(letter: str, style: RenderStyle) -> Image.Image:
     """A cell-sized mask of ``letter``, centred, stroked in its own colour (bold)."""
     from PIL import Image, ImageDraw

@@ -43,7 +43,7 @@ CRATE_RIM: Final = 4
 _GRAINS: Final = ((7, 5), (40, 9), (18, 33), (44, 30), (30, 45), (6, 41), (33, 17), (12, 20), (46, 46))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)
 def _wall_tile(style: RenderStyle) -> Image.Image:
     """Brick courses 13 px high, bricks 26 px wide, every other course offset by half."""
     from PIL import Image, ImageDraw
@@ -64,7 +64,7 @@ def _wall_tile(style: RenderStyle) -> Image.Image:
     return tile
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)
 def _floor_tile(style: RenderStyle) -> Image.Image:
     from PIL import Image, ImageDraw
 
@@ -85,7 +85,7 @@ def _draw_target(draw: ImageDraw.ImageDraw, x0: int, y0: int, style: RenderStyle
     draw.line((x0 + a, y0 + b, x0 + b, y0 + a), fill=colour, width=width)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=512)
 def _crate(on_target: bool, style: RenderStyle) -> Image.Image:
     """A wooden crate (frame, boards, X brace) filling the cell but a 4 px sand rim."""
     from PIL import Image, ImageDraw
@@ -118,7 +118,7 @@ def _draw_person(
     draw.ellipse((cx - p(8), p(3), cx + p(8), p(19)), fill=skin, outline=line, width=style.line(2))  # head
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)
 def _player(style: RenderStyle) -> tuple[Image.Image, Image.Image]:
     """The small person as an RGB sprite and its mask (the X of a target shows around it)."""
     from PIL import Image, ImageDraw
