@@ -20,7 +20,7 @@ from vgau_data.render_styles import BENCHMARK_STYLE, OOD_STYLE, sample_style
 from vgau_data.rendering import font
 
 ROW = ("medium", 0)
-STYLES = (BENCHMARK_STYLE, sample_style(0), sample_style(1), sample_style(3), OOD_STYLE)
+STYLES = (BENCHMARK_STYLE, sample_style(0), sample_style(2), sample_style(4), OOD_STYLE)
 HEIGHT = 150
 CAPTION = 18
 

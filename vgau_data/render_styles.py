@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import colorsys
 import dataclasses
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
-
-import numpy as np
+from typing import TYPE_CHECKING, Final
 
 from vgau_data.errors import VgauError
 
@@ -154,10 +153,9 @@ BENCHMARK_STYLE: Final = RenderStyle()
 OOD_STYLE: Final = RenderStyle("faded", line_scale=2.0, cell_scale=1.5)
 """The held-out look of the out-of-distribution validation split: no training style shares
 its palette, its line scale or its cell scale."""
-STYLE_NAMES: Final[dict[str, RenderStyle]] = {"benchmark": BENCHMARK_STYLE, "ood": OOD_STYLE}
-"""The styles with a name (``--render-style``)."""
 
 
+@functools.cache
 def training_styles(include_benchmark: bool = False) -> tuple[RenderStyle, ...]:
     """Every style ``sample_style`` may return, in a fixed order."""
     styles = (
@@ -172,8 +170,9 @@ def training_styles(include_benchmark: bool = False) -> tuple[RenderStyle, ...]:
 def sample_style(seed: int, include_benchmark: bool = False) -> RenderStyle:
     """The training style of a row seeded ``seed``: uniform over ``training_styles``.
 
-    The draw depends on ``seed`` alone (hashed, so neighbouring seeds are unrelated) and
-    never returns the benchmark style unless ``include_benchmark``.
+    The draw depends on ``seed`` alone (hashed with SHA-256, so neighbouring seeds are
+    unrelated, and no library's random generator can change it) and never returns the
+    benchmark style unless ``include_benchmark``.
 
     Example:
         >>> sample_style(7) == sample_style(7), sample_style(7).is_benchmark
@@ -181,16 +180,5 @@ def sample_style(seed: int, include_benchmark: bool = False) -> RenderStyle:
     """
     choices = training_styles(include_benchmark)
     digest = hashlib.sha256(f"vgau-render-style/{int(seed)}".encode()).digest()
-    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
-    return choices[int(rng.integers(len(choices)))]
+    return choices[int.from_bytes(digest[:8], "little") % len(choices)]
 
-
-def style_of(value: Any) -> RenderStyle:
-    """A style from a name in ``STYLE_NAMES``, a ``RenderStyle`` or its JSON."""
-    if isinstance(value, RenderStyle):
-        return value
-    if isinstance(value, str) and value in STYLE_NAMES:
-        return STYLE_NAMES[value]
-    if isinstance(value, str):
-        return RenderStyle.from_json(value)
-    raise VgauError(f"not a render style: {value!r:.80}")
