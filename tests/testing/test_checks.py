@@ -19,7 +19,6 @@ from tests.toy_family import lights
 from vgau_data.answers import last_tagged
 from vgau_data.puzzles.base import FamilySpec, Illegal, Replay, replay_steps
 from vgau_data.puzzles.capabilities import EpisodeSteps, StyledBoard, Styles
-from vgau_data.puzzles.maze import render as maze_render
 from vgau_data.puzzles.path.state import PathStep
 from vgau_data.registry import FAMILIES, get_family
 from vgau_data.render_styles import RenderStyle
@@ -230,12 +229,11 @@ class _ReadsNothing(type(MAZE.authors_reader)):  # type: ignore[misc]
     def read_answer(self, text: str) -> str:
         return "no_answer"
 def _styles_always_soft(style: RenderStyle) -> StyledBoard:
-    return maze_render.styled_board(RenderStyle("soft"))
+    return MAZE.styles.board(RenderStyle("soft"))
 
 
 def _styles_ignore_the_cell_size(style: RenderStyle) -> StyledBoard:
-    board = maze_render.styled_board(style)
-    return dataclasses.replace(board, render=maze_render.render)
+    return dataclasses.replace(MAZE.styles.board(style), render=MAZE.render)
 
 
 MAZE_MUTANTS = {

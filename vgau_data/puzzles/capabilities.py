@@ -36,6 +36,8 @@ square's symmetries that ``Symmetry`` groups use are in ``puzzles.symmetry``.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from vgau_data.render_styles import RenderStyle
-    from vgau_data.rendering import AidStyle, BoardGeometry, TextMark
+    from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -333,7 +335,34 @@ class StyledBoard:
 class Styles:
     """How a family draws its board in any ``RenderStyle`` (``board(style)``), for training variety.
 
-    ``board(BENCHMARK_STYLE)`` draws exactly what the family's ``render`` draws.
+    ``board(BENCHMARK_STYLE)`` draws exactly what the family's ``render`` draws. A family
+    whose drawing functions each take a ``style=`` keyword declares ``Styles.drawn(...)``.
     """
 
     board: Callable[[RenderStyle], StyledBoard]
+
+    @classmethod
+    def drawn(
+        cls,
+        geometry: BoardGeometry,
+        render: Callable[..., Image.Image],
+        aid: AidStyle,
+        *,
+        text_marks: Callable[..., tuple[TextMark, ...]] | None = None,
+        keep_clear: Callable[..., Sequence[Box]] | None = None,
+    ) -> Styles:
+        """The styles of a family whose ``render``, ``text_marks`` and the aid's ``keep_clear``
+        take ``style=`` (the benchmark style by default): each board is the benchmark
+        ``geometry`` at the style's cell scale, those functions bound to the style, and
+        ``aid`` (the authors' look) keeping clear what ``keep_clear`` says in that style."""
+
+        def board(style: RenderStyle) -> StyledBoard:
+            return StyledBoard(
+                geometry=style.geometry(geometry),
+                render=functools.partial(render, style=style),
+                aid=aid if keep_clear is None else dataclasses.replace(
+                    aid, keep_clear=functools.partial(keep_clear, style=style)),
+                text_marks=None if text_marks is None else functools.partial(text_marks, style=style),
+            )  # fmt: skip
+
+        return cls(board=board)

@@ -4,11 +4,10 @@ board in any render style (``STYLES``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import TYPE_CHECKING, Final
 
-from vgau_data.puzzles.capabilities import StyledBoard, Styles
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.klotski.state import SHAPES, SIZE, KlotskiState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
 from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text, new_board
@@ -92,19 +91,10 @@ def _target_letter(state: KlotskiState, style: RenderStyle = BENCHMARK_STYLE) ->
     return tuple(mark.box(margin=2) for mark in text_marks(state, style))
 
 
-def styled_board(style: RenderStyle) -> StyledBoard:
-    """The klotski board drawn in ``style``; the aid's lines break around the T where it lies."""
-    return StyledBoard(
-        geometry=style.geometry(GEOMETRY),
-        render=functools.partial(render, style=style),
-        aid=dataclasses.replace(AID, keep_clear=functools.partial(_target_letter, style=style)),
-        text_marks=functools.partial(text_marks, style=style),
-    )
-
-
 AID: Final = AidStyle(line_rgb=(255, 0, 0), line_px=2, dash=(12, 18), label_fraction=0.24, keep_clear=_target_letter)
 """The authors' klotski aid: pure-red dashed lines 2 px wide (13 px drawn of every 30), every
 cell's label at its centre at 24% of the cell side; the lines break around the target's T."""
 
 
-STYLES: Final = Styles(board=styled_board)
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID, text_marks=text_marks, keep_clear=_target_letter)
+"""The same board in any render style (docs/render-styles.md)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Final
 
-from vgau_data.puzzles.capabilities import StyledBoard, Styles
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.grids import GEOMETRY, OPEN, WALL, cells_image, open_cells
 from vgau_data.puzzles.maze.state import MazeState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
@@ -59,9 +59,5 @@ AID: Final = AidStyle(
 centre at 32% of the cell side; walls carry none."""
 
 
-def styled_board(style: RenderStyle) -> StyledBoard:
-    """The maze drawn in ``style``; the aid's look does not depend on the board's."""
-    return StyledBoard(geometry=style.geometry(GEOMETRY), render=functools.partial(render, style=style), aid=AID)
-
-
-STYLES: Final = Styles(board=styled_board)
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID)
+"""The same board in any render style (docs/render-styles.md)."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from vgau_data.puzzles.capabilities import StyledBoard, Styles
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.onet.state import SIZE, OnetState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
 from vgau_data.rendering import AidStyle, BoardGeometry, new_board
@@ -351,14 +351,10 @@ def render(state: OnetState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Imag
     return image
 
 
-def styled_board(style: RenderStyle) -> StyledBoard:
-    """The onet board drawn in ``style`` (every fruit's colours in its palette); the aid's look does not change."""
-    return StyledBoard(geometry=style.geometry(GEOMETRY), render=functools.partial(render, style=style), aid=AID)
-
-
 AID: Final = AidStyle(line_rgb=(255, 0, 0), line_px=2, label_fraction=0.2)
 """The authors' onet aid: solid pure-red lines 2 px wide, every cell's label at its centre at
 20% of the cell side."""
 
 
-STYLES: Final = Styles(board=styled_board)
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID)
+"""The same board in any render style (docs/render-styles.md)."""

@@ -9,11 +9,10 @@ any render style (``STYLES``).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import TYPE_CHECKING, Final
 
-from vgau_data.puzzles.capabilities import StyledBoard, Styles
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.parking.state import ParkingState, Vehicle
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
 from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text
@@ -157,19 +156,10 @@ def _letters(state: ParkingState, style: RenderStyle = BENCHMARK_STYLE) -> tuple
     return tuple(_mark(v, style).box(margin=2) for v in state.vehicles)
 
 
-def styled_board(style: RenderStyle) -> StyledBoard:
-    """The lot drawn in ``style``; the aid's lines break around the letters where they lie."""
-    return StyledBoard(
-        geometry=style.geometry(GEOMETRY),
-        render=functools.partial(render, style=style),
-        aid=dataclasses.replace(AID, keep_clear=functools.partial(_letters, style=style)),
-        text_marks=functools.partial(text_marks, style=style),
-    )
-
-
 AID: Final = AidStyle(line_rgb=(230, 40, 40), line_px=2, label_fraction=0.2, keep_clear=_letters)
 """The authors' parking aid: solid red lines 2 px wide, every cell's label at its centre at 20%
 of the cell side; the lines break around the vehicles' letters, which sit on a cell boundary."""
 
 
-STYLES: Final = Styles(board=styled_board)
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID, text_marks=text_marks, keep_clear=_letters)
+"""The same board in any render style (docs/render-styles.md)."""

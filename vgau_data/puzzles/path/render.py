@@ -4,12 +4,11 @@ board in any render style (``STYLES``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.base import Cell
-from vgau_data.puzzles.capabilities import StyledBoard, Styles
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.grids import cells_image, open_cells
 from vgau_data.puzzles.path.rules import _here
 from vgau_data.puzzles.path.state import ROAD, SIZE, WALL, PathState
@@ -108,8 +107,9 @@ def text_marks(state: PathState, style: RenderStyle = BENCHMARK_STYLE) -> tuple[
     return tuple(TextMark(letter, geometry.center(cell), size, ink, ground, stroke) for letter, cell in state.labels)
 
 
-def _walls(state: PathState, geometry: BoardGeometry = GEOMETRY) -> tuple[Box, ...]:
+def _walls(state: PathState, style: RenderStyle = BENCHMARK_STYLE) -> tuple[Box, ...]:
     """The wall cells grown by a pixel: the authors' lines skip every pixel next to a wall's black."""
+    geometry = style.geometry(GEOMETRY)
     boxes = []
     for r, row in enumerate(state.grid):
         for c, char in enumerate(row):
@@ -134,15 +134,5 @@ cell's label near its top-left corner, clear of the letters and triangles at the
 centre: 9 px (their smallest size; 20% of our 52 px cells would touch the triangles' tips)."""
 
 
-def styled_board(style: RenderStyle) -> StyledBoard:
-    """The path map drawn in ``style``; the aid's lines stop at its walls wherever they lie."""
-    geometry = style.geometry(GEOMETRY)
-    return StyledBoard(
-        geometry=geometry,
-        render=functools.partial(render, style=style),
-        aid=dataclasses.replace(AID, keep_clear=functools.partial(_walls, geometry=geometry)),
-        text_marks=functools.partial(text_marks, style=style),
-    )
-
-
-STYLES: Final = Styles(board=styled_board)
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID, text_marks=text_marks, keep_clear=_walls)
+"""The same board in any render style (docs/render-styles.md)."""

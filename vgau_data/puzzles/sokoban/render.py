@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final
 
 from vgau_data.errors import StateError
 from vgau_data.puzzles.base import Cell
-from vgau_data.puzzles.capabilities import StyledBoard, Styles
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.grids import open_cells
 from vgau_data.puzzles.sokoban.state import SIZE, WALL, SokobanState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
@@ -176,11 +176,6 @@ def render(state: SokobanState, style: RenderStyle = BENCHMARK_STYLE) -> Image.I
     return image
 
 
-def styled_board(style: RenderStyle) -> StyledBoard:
-    """The sokoban board drawn in ``style``; the aid's look does not depend on the board's."""
-    return StyledBoard(geometry=style.geometry(GEOMETRY), render=functools.partial(render, style=style), aid=AID)
-
-
 AID: Final = AidStyle(
     line_rgb=(230, 40, 40),
     line_px=2,
@@ -192,4 +187,5 @@ AID: Final = AidStyle(
 centre at 28% of the cell side."""
 
 
-STYLES: Final = Styles(board=styled_board)
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID)
+"""The same board in any render style (docs/render-styles.md)."""
