@@ -145,12 +145,14 @@ class GenerateConfig:
         return min(CHUNK_ROWS, self.n)
 
     def arguments(self, family: str) -> dict[str, Any]:
-        """What decides a part's bytes (the manifest compares them on a rerun)."""
-        return {
+        """What decides a part's bytes (the manifest compares them on a rerun); ``look`` only
+        where it is not the benchmark's, so folders made before render styles rerun as they are."""
+        arguments = {
             "family": family, "split": self.split, "n": self.n, "bands": [b.name for b in self.bands_of(family)],
             "seed": self.seed, "shard_rows": self.shard_rows, "prompt": self.prompt, "oracle_aid": self.oracle_aid,
-            "traces": list(self.traces), "look": self.look,
+            "traces": list(self.traces),
         }
+        return arguments if self.look == "benchmark" else arguments | {"look": self.look}
 
 
 @dataclass
