@@ -16,7 +16,7 @@ PACKAGE = Path(vgau_data.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("vgau_data", "types", "errors", "seeding", "terminal", "protocols",
      "safe_io", "safe_json", "safe_tables", "schema", "signing", "image_gate"),
-    ("answers", "rendering"),
+    ("answers", "rendering", "render_styles"),
     ("puzzles",),
     ("registry", "readers"),
     ("oracle_aids",),

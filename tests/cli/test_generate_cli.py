@@ -22,10 +22,12 @@ def test_generate_prints_each_band_and_writes_the_folder(tmp_path: Path, capsys)
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--lengths", "9-3"], "1 <= LO <= HI"),
     (["--lengths", "11-11"], "onet generates no optimal length in 11-11"),
-    (["--split", "test"], "--split must be one of train, validation"),
+    (["--split", "test"], "--split must be one of train, validation, validation_ood"),
     (["--prompt", "self_vr"], "--prompt must be one of text_cot, direct, oracle_gta"),
     (["--traces", "nope"], "unknown trace kind"),
     (["--families", "chess"], "unknown family"),
+    (["--benchmark-style"], "--benchmark-style needs --render-variety"),
+    (["--split", "validation_ood", "--render-variety"], "drop --render-variety"),
 ])
 def test_bad_arguments_are_one_line_errors(tmp_path: Path, capsys, arguments: list[str], message: str) -> None:
     base = ["generate", "--families", "onet", "--n", "3", "--no-progress", "--out", str(tmp_path / "o")]

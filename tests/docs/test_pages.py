@@ -92,3 +92,22 @@ def test_scoring_page__submission_limits_are_the_defaults_and_flags() -> None:
         "--" + field.name.replace("_", "-"): getattr(DEFAULT_LIMITS, field.name) for field in fields(DEFAULT_LIMITS)
     }
     assert documented == actual
+
+
+def test_render_styles_page__tables_are_the_style_registry() -> None:
+    from vgau_data.render_styles import (
+        OOD_STYLE,
+        PALETTES,
+        TRAINING_CELL_SCALES,
+        TRAINING_LINE_SCALES,
+        TRAINING_PALETTES,
+    )
+
+    text = page("render-styles.md")
+    settings = {row[0].strip("`"): row for row in table(text, "setting")}
+    assert code_names(settings["palette"][2]) == list(TRAINING_PALETTES)
+    assert code_names(settings["palette"][3]) == [OOD_STYLE.palette]
+    for name, values in (("line_scale", TRAINING_LINE_SCALES), ("cell_scale", TRAINING_CELL_SCALES)):
+        assert [float(v) for v in settings[name][2].split(", ")] == list(values), name
+        assert float(settings[name][3]) == getattr(OOD_STYLE, name), name
+    assert [code_names(row[0])[0] for row in table(text, "palette")] == list(PALETTES)

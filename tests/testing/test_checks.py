@@ -18,9 +18,10 @@ import pytest
 from tests.toy_family import lights
 from vgau_data.answers import last_tagged
 from vgau_data.puzzles.base import FamilySpec, Illegal, Replay, replay_steps
-from vgau_data.puzzles.capabilities import EpisodeSteps
+from vgau_data.puzzles.capabilities import EpisodeSteps, StyledBoard, Styles
 from vgau_data.puzzles.path.state import PathStep
 from vgau_data.registry import FAMILIES, get_family
+from vgau_data.render_styles import RenderStyle
 from vgau_data.testing import FamilyCheckError, check_family
 
 MAZE = get_family("maze")
@@ -51,6 +52,8 @@ class Spy:
 
     def __getattr__(self, name: str) -> Any:
         fields = {field.name for field in dataclasses.fields(self._target)}
+        if name == "styled":  # builds a spec with dataclasses.replace, which needs the real one
+            return self._target.styled
         if name not in fields:
             method = getattr(type(self._target), name)
             return method.__get__(self) if callable(method) else getattr(self._target, name)
@@ -61,7 +64,7 @@ class Spy:
         return value
 
 
-GROUPS = ("episode_steps", "fidelity", "vr", "paper", "structure", "symmetry")
+GROUPS = ("episode_steps", "fidelity", "vr", "paper", "structure", "symmetry", "styles")
 
 
 def _every_field(spec: FamilySpec) -> set[str]:
@@ -225,6 +228,12 @@ def _paper_swaps_start_and_goal(record: Any, image: Any) -> Any:
 class _ReadsNothing(type(MAZE.authors_reader)):  # type: ignore[misc]
     def read_answer(self, text: str) -> str:
         return "no_answer"
+def _styles_always_soft(style: RenderStyle) -> StyledBoard:
+    return MAZE.styles.board(RenderStyle("soft"))
+
+
+def _styles_ignore_the_cell_size(style: RenderStyle) -> StyledBoard:
+    return dataclasses.replace(MAZE.styles.board(style), render=MAZE.render)
 
 
 MAZE_MUTANTS = {
@@ -240,6 +249,10 @@ MAZE_MUTANTS = {
     "symmetry does not remap moves": (
         {"symmetry": dataclasses.replace(MAZE.symmetry, map_step=lambda step, name, state: step)},
         "under rot90 the board is another puzzle",
+    ),
+    "benchmark style drawn in another palette": ({"styles": Styles(board=_styles_always_soft)}, "draws another board"),
+    "styled board drawn at the benchmark's size": (
+        {"styles": Styles(board=_styles_ignore_the_cell_size)}, "board is \\(552, 552\\), its geometry"
     ),
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from PIL import Image
 
 from vgau_data.errors import DatasetError, VgauError
 from vgau_data.metrics.scoring import score_answer
@@ -209,3 +211,66 @@ def test_kill_9_mid_run_then_rerun_gives_the_same_bytes(small: Path, tmp_path: P
     assert subprocess.run(command, capture_output=True, check=False).returncode == 0
     assert shard_digests(out) == shard_digests(small)
     assert not list(out.rglob(f"*{TEMP_SUFFIX}"))
+
+
+VARIED = {"families": ("maze", "parking"), "n": 5, "bands": (parse_band("1-4"),), "shard_rows": 3,
+          "traces": ("visual_cot",), "progress": False}
+
+
+def _rows(out: Path, family: str, split: str) -> list[dict[str, Any]]:
+    paths = sorted((out / family).glob(f"{split}-*.parquet"))
+    return [row for path in paths for row in pq.read_table(path).to_pylist()]
+
+
+def test_render_variety_draws_each_row_in_its_seeded_training_style_and_keeps_the_rows(tmp_path: Path) -> None:
+    from vgau_data.fidelity import cell_agreement
+    from vgau_data.render_styles import RenderStyle, sample_style
+    from vgau_data.rendering import png_bytes
+
+    plain, varied = tmp_path / "plain", tmp_path / "varied"
+    generate_dataset(GenerateConfig(out_dir=plain, **VARIED))
+    generate_dataset(GenerateConfig(out_dir=varied, render_variety=True, **VARIED))
+    styles = set()
+    for family in VARIED["families"]:
+        rows, before = _rows(varied, family, "train"), _rows(plain, family, "train")
+        assert [r["state"] for r in rows] == [r["state"] for r in before]  # the look changes, not the puzzles
+        assert "render_style" not in before[0]
+        for row in rows:
+            style = RenderStyle.from_json(row["render_style"])
+            assert style == sample_style(row["seed"]) and not style.is_benchmark
+            styles.add(style)
+            spec = FAMILIES[family].styled(style)
+            state = spec.from_json(row["state"])
+            assert row["image"]["bytes"] == png_bytes(spec.render(state))
+            assert row["trace_visual_cot_images"][0]["bytes"] == row["image"]["bytes"]
+            image = Image.open(io.BytesIO(row["image"]["bytes"]))
+            assert cell_agreement(spec, image, state).exact
+    assert len(styles) >= 5
+    pool = tmp_path / "pool"
+    generate_dataset(GenerateConfig(out_dir=pool, render_variety=True, workers=2, **VARIED))
+    assert shard_digests(pool) == shard_digests(varied)
+    assert "--render-variety" in (varied / "README.md").read_text()
+
+
+def test_validation_ood_is_drawn_in_the_held_out_style_and_loads_beside_train(tmp_path: Path) -> None:
+    from datasets import load_dataset
+
+    from vgau_data.render_styles import BENCHMARK_STYLE, OOD_STYLE, RenderStyle
+
+    out = tmp_path / "out"
+    generate_dataset(GenerateConfig(out_dir=out, render_variety=True, **VARIED))
+    generate_dataset(GenerateConfig(out_dir=out, split="validation_ood", **VARIED))
+    ood = load_dataset(str(out), "maze", split="validation_ood")
+    train = load_dataset(str(out), "maze", split="train")
+    assert {RenderStyle.from_json(s) for s in ood["render_style"]} == {OOD_STYLE}
+    assert not {RenderStyle.from_json(s) for s in train["render_style"]} & {OOD_STYLE, BENCHMARK_STYLE}
+    assert ood[0]["image"].size == FAMILIES["maze"].styled(OOD_STYLE).geometry.size
+    assert set(ood["id"]).isdisjoint(train["id"])
+    assert decontam_folder(out, progress=False).total == 0
+
+
+def test_render_style_options_that_contradict_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(VgauError, match="--benchmark-style needs --render-variety"):
+        GenerateConfig(out_dir=tmp_path, benchmark_style=True, **VARIED)
+    with pytest.raises(VgauError, match="held-out style; drop --render-variety"):
+        GenerateConfig(out_dir=tmp_path, split="validation_ood", render_variety=True, **VARIED)

@@ -12,6 +12,8 @@ EPILOG = """examples:
   vgau-data generate --families onet --split validation --n 500 --out train_data
   vgau-data generate --families parking --n 100000 --engine ray --ray-address auto --out /shared/parking
   vgau-data generate --families maze --n 1000 --prompt oracle_gta --traces solver --out gta
+  vgau-data generate --families maze --n 10000 --render-variety --out varied
+  vgau-data generate --families maze --split validation_ood --n 500 --out varied
 
 --n rows per family and band; each --lengths band (LO-HI, optimal lengths) is built to
 its lengths in turn (default: the family's three benchmark buckets). No row is a copy of
@@ -19,6 +21,11 @@ a test instance up to symmetry, or passes through a state on a test instance's o
 trajectory; within a split no two rows share a key. A band that holds fewer than --n
 distinct rows is refused with what it holds. Same arguments, same bytes, on any engine
 and any number of workers; rerunning a killed command makes only what is missing.
+
+--render-variety draws each row in a training style (palette, line width, cell size)
+seeded by the row, never the benchmark's own unless --benchmark-style; the
+validation_ood split is drawn in a held-out style no training row uses. Such rows carry
+their style in a render_style column (docs/render-styles.md).
 """
 
 
@@ -29,7 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("generate", help="generate decontaminated training data (sharded, local or Ray)",
                             epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--families", nargs="+", required=True, metavar="FAMILY", help="families to generate")
-    parser.add_argument("--split", default="train", help="train (default) or validation")
+    parser.add_argument("--split", default="train",
+                        help="train (default), validation, or validation_ood (drawn in the held-out render style)")
     parser.add_argument("--n", type=positive_int, required=True, help="rows per family and band")
     parser.add_argument("--lengths", nargs="+", default=None, metavar="LO-HI",
                         help="bands of optimal lengths (default: the family's easy, medium and hard buckets)")
@@ -40,6 +48,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="protocol whose question fills the prompt column: text_cot (default), direct or "
                              "oracle_gta (adds oracle_aid)")
     parser.add_argument("--oracle-aid", action="store_true", help="add the oracle_aid image to every row")
+    parser.add_argument("--render-variety", action="store_true",
+                        help="draw each row in a seeded training render style, never the benchmark's")
+    parser.add_argument("--benchmark-style", action="store_true",
+                        help="with --render-variety: the benchmark's own style may be drawn too")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="master seed (default 0)")
     parser.add_argument("--shard-rows", type=positive_int, default=1000, help="rows per Parquet shard (default 1000)")
     parser.add_argument("--engine", choices=ENGINES, default="local", help="local process pool or Ray tasks")
@@ -63,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         out_dir=Path(args.out), families=tuple(args.families), split=args.split, n=args.n,
         bands=None if args.lengths is None else tuple(parse_band(text) for text in args.lengths),
         seed=args.seed, shard_rows=args.shard_rows, prompt=args.prompt, oracle_aid=args.oracle_aid,
-        traces=tuple(args.traces), engine=args.engine, ray_address=args.ray_address, workers=args.workers,
+        traces=tuple(args.traces), render_variety=args.render_variety, benchmark_style=args.benchmark_style,
+        engine=args.engine, ray_address=args.ray_address, workers=args.workers,
         replace=args.replace, progress=not args.no_progress,
     )
     report = generate_dataset(config)

@@ -95,8 +95,10 @@ class _Library:
     squares: np.ndarray  # (references,) sum of squares of each patch, per feature masked later
 
 
-_LIBRARIES: dict[str, tuple[Fidelity, Callable[[Any], Image.Image], _Library]] = {}
-"""Per family name: the decoding and renderer a library was built from, and the library."""
+_LIBRARIES: dict[tuple[str, Callable[[Any], Image.Image]], tuple[Fidelity, _Library]] = {}
+"""Per family name and renderer (one per render style, ``render_styles.styled``): the decoding
+a library was built from, and the library."""
+_MAX_LIBRARIES: Final = 256
 
 
 def _decoding(family: FamilySpec) -> Fidelity:
@@ -106,11 +108,12 @@ def _decoding(family: FamilySpec) -> Fidelity:
 
 
 def _library(family: FamilySpec) -> _Library:
-    """The family's reference cells, rendered once per process (again for a spec with another decoding or renderer)."""
+    """The family's reference cells in its spec's render style, rendered once per process
+    (again for a spec with another decoding)."""
     decoding = _decoding(family)
-    cached = _LIBRARIES.get(family.name)
-    if cached is not None and cached[0] is decoding and cached[1] is family.render:
-        return cached[2]
+    cached = _LIBRARIES.get((family.name, family.render))
+    if cached is not None and cached[0] is decoding:
+        return cached[1]
     seen: dict[bytes, str] = {}
     rows: list[np.ndarray] = []
     for state in decoding.palette_states():
@@ -125,7 +128,9 @@ def _library(family: FamilySpec) -> _Library:
             rows.append(patch)
     patches = np.stack(rows)
     library = _Library(tuple(seen.values()), patches, patches * patches)
-    _LIBRARIES[family.name] = (decoding, family.render, library)
+    if len(_LIBRARIES) >= _MAX_LIBRARIES:
+        _LIBRARIES.pop(next(iter(_LIBRARIES)))
+    _LIBRARIES[(family.name, family.render)] = (decoding, library)
     return library
 
 

@@ -35,12 +35,22 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from vgau_data.puzzles.capabilities import AuthorsReader, EpisodeSteps, Fidelity, SolutionSketch, Structure, Symmetry
+from vgau_data.errors import VgauError
+from vgau_data.puzzles.capabilities import (
+    AuthorsReader,
+    EpisodeSteps,
+    Fidelity,
+    SolutionSketch,
+    Structure,
+    Styles,
+    Symmetry,
+)
 from vgau_data.puzzles.prompts import QUESTION_STYLES, FamilyPrompts
 from vgau_data.rendering import AidStyle
 from vgau_data.types import (
@@ -75,6 +85,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from vgau_data.puzzles.paper_records import PaperFormat
+    from vgau_data.render_styles import RenderStyle
     from vgau_data.rendering import BoardGeometry
 
 DEFAULT_AID = AidStyle(line_rgb=(230, 40, 40), line_px=2, label_fraction=0.2)
@@ -274,9 +285,12 @@ MODULE_NAMES: dict[str, str] = {
     "structure": "STRUCTURE",
     "symmetry": "SYMMETRY",
     "authors_reader": "AUTHORS_READER",
+    "styles": "STYLES",
 }
 """How a family's modules spell the fields that are data, not functions (``FamilySpec.from_modules``)."""
-CAPABILITIES: tuple[str, ...] = ("episode_steps", "fidelity", "vr", "paper", "structure", "symmetry", "authors_reader")
+CAPABILITIES: tuple[str, ...] = (
+    "episode_steps", "fidelity", "vr", "paper", "structure", "symmetry", "authors_reader", "styles",
+)  # fmt: skip
 """The optional capability groups of ``FamilySpec`` (``capabilities``), None where a family has none."""
 
 
@@ -330,7 +344,7 @@ class FamilySpec:
 
     Optional capabilities (None: the family has none; ``capabilities`` describes each and
     what its consumers do without it): ``episode_steps``, ``fidelity``, ``vr``, ``paper``,
-    ``structure``, ``symmetry``, ``authors_reader``.
+    ``structure``, ``symmetry``, ``authors_reader``, ``styles``.
 
     Everything else is computed from these fields (``trajectory``, ``answer_steps``,
     ``answer_from_payload``, ``random_step``, ``oracle_steps``, ``question``, ``slot``,
@@ -369,6 +383,7 @@ class FamilySpec:
     structure: Structure | None = None
     symmetry: Symmetry | None = None
     authors_reader: AuthorsReader | None = None
+    styles: Styles | None = None
 
     @classmethod
     def from_modules(cls, name: str, modules: Sequence[ModuleType], **fields: Any) -> FamilySpec:
@@ -482,9 +497,50 @@ class FamilySpec:
         order = mix_order(self.length_mix[difficulty])
         return Slot(order[index % len(order)], (index * _GOLDEN) % 1.0)
 
+    def styled(self, style: RenderStyle) -> FamilySpec:
+        """This family as drawn in ``style`` (``vgau_data.render_styles``): its geometry, render,
+        aid and letters from ``styles``, so oracle images and the readers follow the style.
+
+        The benchmark style gives the spec itself; the same style gives the same object
+        (caches keyed on a spec's renderer, the cell decoder's references, are built once).
+
+        Raises:
+            VgauError: the family draws only the benchmark style (``styles`` is None).
+
+        Example:
+            >>> from vgau_data.registry import get_family
+            >>> from vgau_data.render_styles import OOD_STYLE
+            >>> get_family("maze").styled(OOD_STYLE).geometry.cell_px
+            78
+        """
+        if style.is_benchmark:
+            return self
+        key = (id(self), style)
+        cached = _STYLED.get(key)
+        if cached is not None and cached[0] is self:
+            _STYLED.move_to_end(key)
+            return cached[1]
+        if self.styles is None:
+            raise VgauError(f"family {self.name!r} draws only the benchmark style (FamilySpec.styles)")
+        board = self.styles.board(style)
+        fidelity = self.fidelity
+        if fidelity is not None and fidelity.text_marks is not None:
+            fidelity = dataclasses.replace(fidelity, text_marks=board.text_marks)
+        drawn = {"geometry": board.geometry, "render": board.render, "aid": board.aid, "fidelity": fidelity}
+        result = dataclasses.replace(self, **drawn)
+        _STYLED[key] = (self, result)
+        while len(_STYLED) > _STYLED_MAX:
+            _STYLED.popitem(last=False)
+        return result
+
     def bucket_of(self, optimal_length: int) -> str | None:
         """The difficulty whose range holds ``optimal_length``, or None for the gaps."""
         for difficulty, (low, high) in self.buckets.items():
             if low <= optimal_length <= high:
                 return difficulty
         return None
+
+
+_STYLED: OrderedDict[tuple[int, RenderStyle], tuple[FamilySpec, FamilySpec]] = OrderedDict()
+"""``FamilySpec.styled``'s specs by (spec, style), least recently used first."""
+_STYLED_MAX = 1024

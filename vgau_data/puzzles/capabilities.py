@@ -26,6 +26,8 @@ and every consumer says what it leaves out then:
                    episodes (``authors_reader.py``: ``AUTHORS_READER``, an
                    ``AuthorsReader``); without it the ``authors``
                    reader refuses the family (``ReaderError``)
+    styles         the board drawn in another ``RenderStyle`` (training variety,
+                   ``vgau_data.render_styles``); without it only the benchmark style
 
 The vocabulary these groups speak lives here too: ``Sketch`` (what a drawing shows),
 ``pick_edits`` (perturbations by exactly k cells), ``Statistic`` and ``Measures``; the
@@ -34,6 +36,8 @@ square's symmetries that ``Symmetry`` groups use are in ``puzzles.symmetry``.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,8 +47,10 @@ from vgau_data.types import DELTAS, Cell, Direction
 
 if TYPE_CHECKING:
     import numpy as np
+    from PIL import Image
 
-    from vgau_data.rendering import TextMark
+    from vgau_data.render_styles import RenderStyle
+    from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -305,3 +311,58 @@ class Symmetry:
         if self.fast_forms is not None:
             return self.fast_forms(state)
         return [self.form(self.apply(state, name)) for name in self.transforms]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StyledBoard:
+    """A family's drawing in one ``RenderStyle``: what ``render_styles.styled`` puts in its spec.
+
+    Attributes:
+        geometry: where the cells lie at the style's cell scale.
+        render: ``state -> RGB image`` of ``geometry.size`` in the style.
+        aid: the oracle aid's look on that board (the authors' lines and labels; what
+            they keep clear follows the board).
+        text_marks: the letters as drawn in the style (None: the board shows none).
+    """
+
+    geometry: BoardGeometry
+    render: Callable[[Any], Image.Image]
+    aid: AidStyle
+    text_marks: Callable[[Any], tuple[TextMark, ...]] | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Styles:
+    """How a family draws its board in any ``RenderStyle`` (``board(style)``), for training variety.
+
+    ``board(BENCHMARK_STYLE)`` draws exactly what the family's ``render`` draws. A family
+    whose drawing functions each take a ``style=`` keyword declares ``Styles.drawn(...)``.
+    """
+
+    board: Callable[[RenderStyle], StyledBoard]
+
+    @classmethod
+    def drawn(
+        cls,
+        geometry: BoardGeometry,
+        render: Callable[..., Image.Image],
+        aid: AidStyle,
+        *,
+        text_marks: Callable[..., tuple[TextMark, ...]] | None = None,
+        keep_clear: Callable[..., Sequence[Box]] | None = None,
+    ) -> Styles:
+        """The styles of a family whose ``render``, ``text_marks`` and the aid's ``keep_clear``
+        take ``style=`` (the benchmark style by default): each board is the benchmark
+        ``geometry`` at the style's cell scale, those functions bound to the style, and
+        ``aid`` (the authors' look) keeping clear what ``keep_clear`` says in that style."""
+
+        def board(style: RenderStyle) -> StyledBoard:
+            return StyledBoard(
+                geometry=style.geometry(geometry),
+                render=functools.partial(render, style=style),
+                aid=aid if keep_clear is None else dataclasses.replace(
+                    aid, keep_clear=functools.partial(keep_clear, style=style)),
+                text_marks=None if text_marks is None else functools.partial(text_marks, style=style),
+            )  # fmt: skip
+
+        return cls(board=board)

@@ -17,6 +17,9 @@
   that optimum, and which has the same least form (the canonical key); ``forms`` agrees
   with ``form`` of each transform; ``record_forms`` of the instance's authors' record
   starts with that least form;
+- ``styles``: the benchmark style draws exactly the family's ``render`` (and letters); the
+  held-out style (``OOD_STYLE``, each knob outside the training styles') draws boards of its
+  own geometry, and the ``fidelity`` and ``vr`` checks above pass on them;
 - ``episode_steps`` is exercised wherever an episode is (oracle steps, trajectories,
   random walks).
 """
@@ -39,6 +42,7 @@ from vgau_data.puzzles.authors_reading import judge_answer
 from vgau_data.puzzles.base import DIFFICULTIES, FamilySpec, canonical_json
 from vgau_data.puzzles.capabilities import Sketch
 from vgau_data.puzzles.reading import EpisodeRules
+from vgau_data.render_styles import BENCHMARK_STYLE, OOD_STYLE
 
 if TYPE_CHECKING:
     from vgau_data.testing.checks import Instance
@@ -61,6 +65,8 @@ def check_capabilities(spec: FamilySpec, instances: Sequence[Instance], expect: 
         _check_authors_reader(spec, instances, expect)
     if spec.symmetry is not None:
         _check_symmetry(spec, instances, expect)
+    if spec.styles is not None:
+        _check_styles(spec, instances, expect)
 
 
 def _check_authors_reader(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:
@@ -138,6 +144,30 @@ def _check_vr(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -
                 reading.replay.feasible and reading.replay.length == instance.optimal_length,
                 f"{instance.where}: the red route of the drawn solution reads back as {reading.replay}",
             )
+
+
+def _check_styles(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:
+    state = instances[0].state
+    board = spec.styles.board(BENCHMARK_STYLE)
+    expect(board.geometry == spec.geometry, f"{spec.name}: styles.board(BENCHMARK_STYLE) has another geometry")
+    expect(board.render(state).tobytes() == spec.render(state).tobytes(),
+           f"{spec.name}: styles.board(BENCHMARK_STYLE) draws another board than render")  # fmt: skip
+    if board.text_marks is not None and spec.fidelity is not None and spec.fidelity.text_marks is not None:
+        expect(board.text_marks(state) == spec.fidelity.text_marks(state),
+               f"{spec.name}: styles.board(BENCHMARK_STYLE) puts the letters elsewhere than text_marks")  # fmt: skip
+    held_out = spec.styled(OOD_STYLE)
+    image = held_out.render(state)
+    expect(image.size == held_out.geometry.size, f"{spec.name}: the {OOD_STYLE.name} board is {image.size}, "
+           f"its geometry {held_out.geometry.size}")  # fmt: skip
+    expect(image.size != spec.geometry.size, f"{spec.name}: the {OOD_STYLE.name} board has the benchmark's size")
+
+    def in_style(ok: object, message: str) -> None:
+        expect(ok, f"{message} (drawn in the {OOD_STYLE.name} style)")
+
+    if spec.fidelity is not None:
+        _check_fidelity(held_out, instances, in_style)
+    if spec.vr is not None:
+        _check_vr(held_out, instances, in_style)
 
 
 def _check_paper(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:

@@ -54,7 +54,9 @@ from vgau_data.training.manifest import (
 from vgau_data.training.shards import PROMPT_PROTOCOLS, RowOptions, ShardResult, ShardTask, build_shard, split_rows
 from vgau_data.training.traces import get_trace_kind
 
-SPLITS: Final = ("train", "validation")
+OOD_SPLIT: Final = "validation_ood"
+"""The split drawn in the held-out render style (``render_styles.OOD_STYLE``) that no training row uses."""
+SPLITS: Final = ("train", "validation", OOD_SPLIT)
 CHUNK_ROWS: Final = 256
 """Candidates per catalog chunk (fewer for a small ``n``); the rows kept do not depend on it."""
 MAX_DRAWS_PER_ROW: Final = 4
@@ -78,6 +80,10 @@ class GenerateConfig:
     prompt: str = "text_cot"
     oracle_aid: bool = False
     traces: tuple[str, ...] = ()
+    render_variety: bool = False
+    """Draw each row in a training style seeded by the row (docs/render-styles.md), never the benchmark's..."""
+    benchmark_style: bool = False
+    """... unless this is set too. The ``validation_ood`` split is drawn in the held-out style whatever these say."""
     engine: str = "local"
     ray_address: str | None = None
     workers: int | None = 1
@@ -97,6 +103,9 @@ class GenerateConfig:
             (self.workers is None or self.workers >= 1, f"--workers must be >= 1, got {self.workers}"),
             (self.engine in ENGINES, f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}"),
             (self.prompt in PROMPT_PROTOCOLS, f"--prompt must be one of {', '.join(PROMPT_PROTOCOLS)}, got {self.prompt!r}"),
+            (not self.benchmark_style or self.render_variety, "--benchmark-style needs --render-variety"),
+            (self.split != OOD_SPLIT or not self.render_variety,
+             f"the {OOD_SPLIT} split is drawn in the held-out style; drop --render-variety"),
         ]
         for ok, message in checks:
             if not ok:
@@ -119,20 +128,31 @@ class GenerateConfig:
         return tuple(Band(low, high) for low, high in FAMILIES[family].buckets.values())
 
     @property
+    def look(self) -> str:
+        """How the rows are drawn (``shards.LOOKS``)."""
+        if self.split == OOD_SPLIT:
+            return "held_out"
+        if self.render_variety:
+            return "variety+benchmark" if self.benchmark_style else "variety"
+        return "benchmark"
+
+    @property
     def options(self) -> RowOptions:
-        return RowOptions(self.prompt, self.oracle_aid, tuple(self.traces))
+        return RowOptions(self.prompt, self.oracle_aid, tuple(self.traces), self.look)
 
     @property
     def chunk_rows(self) -> int:
         return min(CHUNK_ROWS, self.n)
 
     def arguments(self, family: str) -> dict[str, Any]:
-        """What decides a part's bytes (the manifest compares them on a rerun)."""
-        return {
+        """What decides a part's bytes (the manifest compares them on a rerun); ``look`` only
+        where it is not the benchmark's, so folders made before render styles rerun as they are."""
+        arguments = {
             "family": family, "split": self.split, "n": self.n, "bands": [b.name for b in self.bands_of(family)],
             "seed": self.seed, "shard_rows": self.shard_rows, "prompt": self.prompt, "oracle_aid": self.oracle_aid,
             "traces": list(self.traces),
         }
+        return arguments if self.look == "benchmark" else arguments | {"look": self.look}
 
 
 @dataclass

@@ -190,6 +190,8 @@ def command_line(arguments: Mapping[str, Any]) -> str:
         words.append(f"--traces {' '.join(arguments['traces'])}")
     if arguments["oracle_aid"]:
         words.append("--oracle-aid")
+    if arguments.get("look", "benchmark").startswith("variety"):
+        words.append("--render-variety" + (" --benchmark-style" if arguments["look"] == "variety+benchmark" else ""))
     return " ".join(words) + " --out DIR"
 
 

@@ -11,7 +11,9 @@ A row carries everything a reward or a trainer needs, with no other object: ``id
 ``family``, ``split``, ``band``, ``seed``, ``optimal_length``, ``state`` (the family's
 state JSON), ``solution`` (the answer payload, as in the benchmark's ``solution``),
 ``prompt`` (the question of the chosen protocol), ``image`` (the board, PNG), the aid
-``oracle_aid`` for GtA rows, and two columns per trace kind (``traces``).
+``oracle_aid`` for GtA rows, and two columns per trace kind (``traces``). Rows drawn in
+another look than the benchmark's (``RowOptions.look``, docs/render-styles.md) add
+``render_style``, the style every image of the row is drawn in.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any, Final
 from vgau_data.builders.hub_folder import write_parquet
 from vgau_data.puzzles import prompts
 from vgau_data.registry import FAMILIES
+from vgau_data.render_styles import OOD_STYLE, RenderStyle, sample_style
 from vgau_data.safe_io import sha256_of
 from vgau_data.training.bands import Band
 from vgau_data.training.catalog import chunk_path, read_rows
@@ -37,6 +40,11 @@ PROMPT_PROTOCOLS: Final[Mapping[str, Callable[[Any, Any], str]]] = {
 }
 """The protocols whose question a row's ``prompt`` may hold (their names as ``vgau-data run`` has them).
 ``oracle_gta``'s question talks about a second, annotated image: its rows carry ``oracle_aid``."""
+LOOKS: Final = ("benchmark", "variety", "variety+benchmark", "held_out")
+"""How a row's boards are drawn: in the benchmark's own style (the test rows' look); in a
+training style drawn per row from its seed that is never the benchmark's (``variety``) or
+may be (``variety+benchmark``); or in the held-out style (``held_out``, the
+``validation_ood`` split)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +54,20 @@ class RowOptions:
     prompt: str = "text_cot"
     oracle_aid: bool = False
     traces: tuple[str, ...] = ()
+    look: str = "benchmark"
+    """One of ``LOOKS``."""
 
     @property
     def with_aid(self) -> bool:
         return self.oracle_aid or self.prompt == "oracle_gta"
+
+    def style(self, seed: int) -> RenderStyle | None:
+        """The style of the row seeded ``seed`` (None: the benchmark's, and no ``render_style`` column)."""
+        if self.look == "benchmark":
+            return None
+        if self.look == "held_out":
+            return OOD_STYLE
+        return sample_style(seed, include_benchmark=self.look == "variety+benchmark")
 
 
 def row_features(options: RowOptions) -> Any:
@@ -68,6 +86,8 @@ def row_features(options: RowOptions) -> Any:
         "prompt": Value("string"),
         "image": Image(),
     }
+    if options.look != "benchmark":
+        columns["render_style"] = Value("string")
     if options.with_aid:
         columns["oracle_aid"] = Image()
     for name in options.traces:
@@ -90,7 +110,8 @@ def training_row(family: str, split: str, band: Band, entry: Mapping[str, Any], 
     from vgau_data.oracle_aids import oracle_aid
     from vgau_data.rendering import encode_image
 
-    spec = FAMILIES[family]
+    style = options.style(entry["seed"])
+    spec = FAMILIES[family] if style is None else FAMILIES[family].styled(style)
     state = spec.from_json(entry["state"])
     answer = spec.answer_from_payload(entry["solution"])
     row: dict[str, Any] = {
@@ -105,6 +126,8 @@ def training_row(family: str, split: str, band: Band, entry: Mapping[str, Any], 
         "prompt": PROMPT_PROTOCOLS[options.prompt](spec, state),
         "image": _image_cell(encode_image(spec.render(state), COLUMN_CODECS["image"])),
     }
+    if style is not None:
+        row["render_style"] = style.to_json()
     if options.with_aid:
         row["oracle_aid"] = _image_cell(encode_image(oracle_aid(spec, state), COLUMN_CODECS["oracle_aid"]))
     for name in options.traces:

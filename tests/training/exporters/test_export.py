@@ -195,3 +195,31 @@ def test_stored_images_that_are_not_png_and_unreadable_solutions_are_refused(
     source = _corrupt_copy(training_dir, tmp_path / "b", {"solution": "[1, 2"})
     with pytest.raises(DatasetError, match="does not read as a maze answer"):
         _export(source, "trl", tmp_path / "out_b", traces="text_cot")
+
+
+def test_a_row_drawn_in_another_style_gets_its_computed_traces_in_that_style(tmp_path: Path) -> None:
+    from datasets import Dataset, Features, Image, Value
+
+    from vgau_data.registry import get_family
+    from vgau_data.render_styles import OOD_STYLE
+    from vgau_data.rendering import png_bytes
+    from vgau_data.training.exporters.source import Source
+
+    spec = get_family("maze").styled(OOD_STYLE)
+    row = training_row("maze", FIXED_STATES["maze"], 0)
+    state = spec.from_json(row["state"])
+    row |= {"image": {"bytes": png_bytes(spec.render(state)), "path": None}, "render_style": OOD_STYLE.to_json()}
+    features = {name: Value("string") for name in row} | {"seed": Value("int64"), "optimal_length": Value("int32")}
+    path = tmp_path / "rows" / "maze" / "train-00000-of-00001.parquet"
+    path.parent.mkdir(parents=True)
+    Dataset.from_list([row], features=Features(features | {"image": Image()})).to_parquet(str(path))
+    source = Source(path.parents[1])
+    (read,) = source.rows(source.select(["maze"])[0], 0, 1, ["visual_cot"])
+    assert read.render_style == OOD_STYLE and read.spec is spec
+    _, images = read.trace("visual_cot")
+    assert images[0] == read.image == png_bytes(spec.render(state))
+    table = pq.read_table(path)
+    bad = table.set_column(table.schema.get_field_index("render_style"), "render_style", pa.array(['{"palette":"x"}']))
+    pq.write_table(bad, path)
+    with pytest.raises(DatasetError, match="not a render style"):
+        next(source.rows(source.select(["maze"])[0], 0, 1))

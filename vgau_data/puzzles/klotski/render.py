@@ -1,12 +1,15 @@
 """How a klotski board looks: coloured rounded blocks, the target marked T, no grid; the T
-as a ``TextMark``, and the oracle aid (``AID``: the authors' klotski overlay, dashed)."""
+as a ``TextMark``, the oracle aid (``AID``: the authors' klotski overlay, dashed) and the same
+board in any render style (``STYLES``)."""
 
 from __future__ import annotations
 
 import functools
 from typing import TYPE_CHECKING, Final
 
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.klotski.state import SHAPES, SIZE, KlotskiState
+from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
 from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text, new_board
 
 if TYPE_CHECKING:
@@ -27,33 +30,34 @@ BLOCK_INSET: Final = 5
 """Pixels between a block's drawn rectangle and its cells' edges (so neighbours show a gap)."""
 
 
-@functools.cache
-def _background() -> Image.Image:
+@functools.lru_cache(maxsize=32)
+def _background(style: RenderStyle) -> Image.Image:
     from PIL import ImageDraw
 
-    image = new_board(GEOMETRY, PALETTE["frame"])
-    x0, y0, _, _ = GEOMETRY.cell_box((0, 0))
-    _, _, x1, y1 = GEOMETRY.cell_box((SIZE - 1, SIZE - 1))
-    ImageDraw.Draw(image).rectangle((x0, y0, x1, y1), fill=PALETTE["empty"])
+    geometry = style.geometry(GEOMETRY)
+    image = new_board(geometry, style.rgb(PALETTE["frame"]))
+    x0, y0, _, _ = geometry.cell_box((0, 0))
+    _, _, x1, y1 = geometry.cell_box((SIZE - 1, SIZE - 1))
+    ImageDraw.Draw(image).rectangle((x0, y0, x1, y1), fill=style.rgb(PALETTE["empty"]))
     return image
 
 
-@functools.cache
-def _sprite(kind: str) -> Image.Image:
+@functools.lru_cache(maxsize=512)
+def _sprite(kind: str, style: RenderStyle) -> Image.Image:
     """The block drawn over its whole footprint (cells outside the rounded rectangle
     keep the empty colour, so sprites are pasted without a mask)."""
     from PIL import Image, ImageDraw
 
     height, width = SHAPES[kind]
-    px = GEOMETRY.cell_px
-    sprite = Image.new("RGB", (width * px, height * px), PALETTE["empty"])
+    px, inset = style.px(GEOMETRY.cell_px), style.px(BLOCK_INSET)
+    sprite = Image.new("RGB", (width * px, height * px), style.rgb(PALETTE["empty"]))
     draw = ImageDraw.Draw(sprite)
-    fill = PALETTE[kind]
+    fill = style.rgb(PALETTE[kind])
     edge = _edge(fill)
-    box = (BLOCK_INSET, BLOCK_INSET, width * px - 1 - BLOCK_INSET, height * px - 1 - BLOCK_INSET)
-    draw.rounded_rectangle(box, radius=14, fill=fill, outline=edge, width=3)
+    box = (inset, inset, width * px - 1 - inset, height * px - 1 - inset)
+    draw.rounded_rectangle(box, radius=style.px(14), fill=fill, outline=edge, width=style.line(3))
     if kind == "target":
-        draw_centered_text(draw, (px, px), "T", TARGET_LETTER_PX, PALETTE["label"], stroke=edge)
+        draw_centered_text(draw, (px, px), "T", style.px(TARGET_LETTER_PX), style.rgb(PALETTE["label"]), stroke=edge)
     return sprite
 
 
@@ -62,28 +66,35 @@ def _edge(fill: tuple[int, int, int]) -> tuple[int, int, int]:
     return tuple(max(0, v - 60) for v in fill)  # type: ignore[return-value]
 
 
-def render(state: KlotskiState) -> Image.Image:
+def render(state: KlotskiState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Image:
     """The board as an RGB image of ``GEOMETRY.size``: coloured rounded blocks, the
     target marked ``T``, empty cells plain; no grid lines, no coordinates."""
-    image = _background().copy()
+    geometry = style.geometry(GEOMETRY)
+    image = _background(style).copy()
     for block in state.blocks:
-        x0, y0, _, _ = GEOMETRY.cell_box((block.row, block.col))
-        image.paste(_sprite(block.kind), (x0, y0))
+        x0, y0, _, _ = geometry.cell_box((block.row, block.col))
+        image.paste(_sprite(block.kind, style), (x0, y0))
     return image
 
 
-def text_marks(state: KlotskiState) -> tuple[TextMark, ...]:
+def text_marks(state: KlotskiState, style: RenderStyle = BENCHMARK_STYLE) -> tuple[TextMark, ...]:
     """The target's T as ``render`` draws it, at the centre of the 2x2 block (white on its dark outline)."""
-    x0, y0, _, _ = GEOMETRY.cell_box(state.target)
-    px = GEOMETRY.cell_px
-    return (TextMark("T", (x0 + px, y0 + px), TARGET_LETTER_PX, PALETTE["label"], _edge(PALETTE["target"])),)
+    geometry = style.geometry(GEOMETRY)
+    x0, y0, _, _ = geometry.cell_box(state.target)
+    px = geometry.cell_px
+    ink, ground = style.rgb(PALETTE["label"]), _edge(style.rgb(PALETTE["target"]))
+    return (TextMark("T", (x0 + px, y0 + px), style.px(TARGET_LETTER_PX), ink, ground),)
 
 
-def _target_letter(state: KlotskiState) -> tuple[Box, ...]:
+def _target_letter(state: KlotskiState, style: RenderStyle = BENCHMARK_STYLE) -> tuple[Box, ...]:
     """The T with 2 px to spare: it sits where the four cells of the target meet, on two grid lines."""
-    return tuple(mark.box(margin=2) for mark in text_marks(state))
+    return tuple(mark.box(margin=2) for mark in text_marks(state, style))
 
 
 AID: Final = AidStyle(line_rgb=(255, 0, 0), line_px=2, dash=(12, 18), label_fraction=0.24, keep_clear=_target_letter)
 """The authors' klotski aid: pure-red dashed lines 2 px wide (13 px drawn of every 30), every
 cell's label at its centre at 24% of the cell side; the lines break around the target's T."""
+
+
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID, text_marks=text_marks, keep_clear=_target_letter)
+"""The same board in any render style (docs/render-styles.md)."""

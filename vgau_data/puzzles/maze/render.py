@@ -1,13 +1,16 @@
 """How a maze looks: dark walls, off-white open cells, the blue agent and the green goal;
-and its oracle aid (``AID``: the authors' maze overlay)."""
+its oracle aid (``AID``: the authors' maze overlay), and the same board in any render
+style (``STYLES``)."""
 
 from __future__ import annotations
 
 import functools
 from typing import TYPE_CHECKING, Final
 
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.grids import GEOMETRY, OPEN, WALL, cells_image, open_cells
 from vgau_data.puzzles.maze.state import MazeState
+from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
 from vgau_data.rendering import AidStyle, new_board
 
 if TYPE_CHECKING:
@@ -23,21 +26,25 @@ GOAL_INSET: Final = 5
 GOAL_WIDTH: Final = 5
 
 
-def render(state: MazeState) -> Image.Image:
+def render(state: MazeState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Image:
     """The board: dark walls, off-white open cells, blue agent square, green hollow goal."""
     from PIL import ImageDraw
 
-    image = _background(state.grid).copy()
+    image = _background(state.grid, style).copy()
     draw = ImageDraw.Draw(image)
-    draw.rectangle(GEOMETRY.cell_box(state.goal, GOAL_INSET), outline=GOAL_RGB, width=GOAL_WIDTH)
-    draw.rectangle(GEOMETRY.cell_box(state.start, AGENT_INSET), fill=AGENT_RGB)
+    geometry = style.geometry(GEOMETRY)
+    goal = geometry.cell_box(state.goal, style.px(GOAL_INSET))
+    draw.rectangle(goal, outline=style.rgb(GOAL_RGB), width=style.line(GOAL_WIDTH))
+    draw.rectangle(geometry.cell_box(state.start, style.px(AGENT_INSET)), fill=style.rgb(AGENT_RGB))
     return image
 
 
 @functools.lru_cache(maxsize=256)
-def _background(grid: tuple[str, ...]) -> Image.Image:
-    image = new_board(GEOMETRY, FRAME_RGB)
-    image.paste(cells_image(grid, {WALL: WALL_RGB, OPEN: OPEN_RGB}), GEOMETRY.cell_box((0, 0))[:2])
+def _background(grid: tuple[str, ...], style: RenderStyle) -> Image.Image:
+    geometry = style.geometry(GEOMETRY)
+    image = new_board(geometry, style.rgb(FRAME_RGB))
+    colours = {WALL: style.rgb(WALL_RGB), OPEN: style.rgb(OPEN_RGB)}
+    image.paste(cells_image(grid, colours, geometry.cell_px), geometry.cell_box((0, 0))[:2])
     return image
 
 
@@ -50,3 +57,7 @@ AID: Final = AidStyle(
 )
 """The authors' maze aid: solid pure-red lines 2 px wide, and each open cell's label at its
 centre at 32% of the cell side; walls carry none."""
+
+
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID)
+"""The same board in any render style (docs/render-styles.md)."""

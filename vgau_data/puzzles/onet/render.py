@@ -3,7 +3,8 @@
 Kept apart from the rules because the eighteen fruit drawings are most of its lines.
 Each fruit is a small vector drawing on a supersampled tile, scaled down once and cached.
 The fruit names are ``state.FRUITS``; a drawing exists for each (checked by the tests).
-``AID`` is the oracle aid's look (the authors' onet overlay).
+``AID`` is the oracle aid's look (the authors' onet overlay); ``STYLES`` draws the same board
+in any render style.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.onet.state import SIZE, OnetState
+from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
 from vgau_data.rendering import AidStyle, BoardGeometry, new_board
 
 if TYPE_CHECKING:
@@ -36,12 +39,18 @@ _SUPERSAMPLE: Final = 4
 class _Pen:
     """Draws on a supersampled tile in a 0-100 coordinate frame."""
 
-    def __init__(self, image: Image.Image) -> None:
+    def __init__(self, image: Image.Image, style: RenderStyle = BENCHMARK_STYLE) -> None:
         from PIL import ImageDraw
 
         self.image = image
         self.draw = ImageDraw.Draw(image)
         self.k = image.size[0] / 100.0
+        self.w = self.k * style.line_scale
+        self.style = style
+
+    def colour(self, fill: Any) -> Any:
+        """A drawing's colour in the pen's palette (a mask's 0-255 levels as they are)."""
+        return self.style.rgb(fill) if isinstance(fill, tuple) else fill
 
     def _xy(self, points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
         return [(x * self.k, y * self.k) for x, y in points]
@@ -49,22 +58,23 @@ class _Pen:
     def ellipse(self, x0: float, y0: float, x1: float, y1: float, fill: Any, outline: Any = None, width: float = 0) -> None:
         self.draw.ellipse(
             [x0 * self.k, y0 * self.k, x1 * self.k, y1 * self.k],
-            fill=fill,
-            outline=outline,
-            width=round(width * self.k),
+            fill=self.colour(fill),
+            outline=self.colour(outline),
+            width=round(width * self.w),
         )
 
     def circle(self, cx: float, cy: float, r: float, fill: Any, outline: Any = None, width: float = 0) -> None:
         self.ellipse(cx - r, cy - r, cx + r, cy + r, fill, outline, width)
 
     def polygon(self, points: Sequence[tuple[float, float]], fill: Any, outline: Any = None, width: float = 0) -> None:
-        self.draw.polygon(self._xy(points), fill=fill, outline=outline, width=round(width * self.k))
+        fill, outline = self.colour(fill), self.colour(outline)
+        self.draw.polygon(self._xy(points), fill=fill, outline=outline, width=round(width * self.w))
 
     def line(self, points: Sequence[tuple[float, float]], fill: Any, width: float) -> None:
-        self.draw.line(self._xy(points), fill=fill, width=max(1, round(width * self.k)), joint="curve")
+        self.draw.line(self._xy(points), fill=self.colour(fill), width=max(1, round(width * self.w)), joint="curve")
 
     def pieslice(self, box: tuple[float, float, float, float], start: float, end: float, fill: Any) -> None:
-        self.draw.pieslice([v * self.k for v in box], start, end, fill=fill)
+        self.draw.pieslice([v * self.k for v in box], start, end, fill=self.colour(fill))
 
 
 def _arc(cx: float, cy: float, rx: float, ry: float, start: float, end: float, n: int = 24) -> list[tuple[float, float]]:
@@ -248,7 +258,7 @@ def _pineapple(p: _Pen) -> None:
         hatch_pen.line([(70 - k * 10, 38), (26 - k * 10, 90)], 255, 1.8)
     body = Image.new("L", p.image.size, 0)
     _Pen(body).ellipse(28, 36, 72, 90, 255)
-    p.image.paste((166, 104, 20), (0, 0), ImageChops.multiply(hatch, body))
+    p.image.paste(p.colour((166, 104, 20)), (0, 0), ImageChops.multiply(hatch, body))
 
 
 def _plum(p: _Pen) -> None:
@@ -299,28 +309,32 @@ FRUIT_DRAWINGS: Final[dict[str, Callable[[_Pen], None]]] = {
 }
 
 
-@functools.cache
-def _sprite(fruit: str) -> Image.Image:
+@functools.lru_cache(maxsize=2048)
+def _sprite(fruit: str, style: RenderStyle) -> Image.Image:
     """The tile of one fruit, ``cell_px - 2 * TILE_INSET`` square, drawn once."""
     from PIL import Image, ImageDraw
 
-    side = GEOMETRY.cell_px - 2 * TILE_INSET
+    side = style.px(GEOMETRY.cell_px) - 2 * style.px(TILE_INSET)
     big = side * _SUPERSAMPLE
-    image = Image.new("RGB", (big, big), BACKGROUND)
+    image = Image.new("RGB", (big, big), style.rgb(BACKGROUND))
     draw = ImageDraw.Draw(image)
     draw.rounded_rectangle(
-        [0, 0, big - 1, big - 1], radius=10 * _SUPERSAMPLE, fill=TILE_FILL, outline=TILE_EDGE, width=2 * _SUPERSAMPLE
+        [0, 0, big - 1, big - 1],
+        radius=style.px(10) * _SUPERSAMPLE,
+        fill=style.rgb(TILE_FILL),
+        outline=style.rgb(TILE_EDGE),
+        width=style.line(2) * _SUPERSAMPLE,
     )
-    FRUIT_DRAWINGS[fruit](_Pen(image))
+    FRUIT_DRAWINGS[fruit](_Pen(image, style))
     return image.resize((side, side), Image.Resampling.LANCZOS)
 
 
-@functools.cache
-def _blank() -> Image.Image:
-    return new_board(GEOMETRY, BACKGROUND)
+@functools.lru_cache(maxsize=32)
+def _blank(style: RenderStyle) -> Image.Image:
+    return new_board(style.geometry(GEOMETRY), style.rgb(BACKGROUND))
 
 
-def render(state: OnetState) -> Image.Image:
+def render(state: OnetState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Image:
     """The board as an RGB image of ``GEOMETRY.size``: fruit tiles on a plain background.
 
     Example:
@@ -328,14 +342,19 @@ def render(state: OnetState) -> Image.Image:
         >>> render(from_ascii(["AA....", *["......"] * 5])).size
         (560, 560)
     """
-    image = _blank().copy()
+    geometry, inset = style.geometry(GEOMETRY), style.px(TILE_INSET)
+    image = _blank(style).copy()
     for r, row in enumerate(state.board):
         for c, fruit in enumerate(row):
             if fruit is not None:
-                image.paste(_sprite(fruit), GEOMETRY.cell_box((r, c), inset=TILE_INSET)[:2])
+                image.paste(_sprite(fruit, style), geometry.cell_box((r, c), inset=inset)[:2])
     return image
 
 
 AID: Final = AidStyle(line_rgb=(255, 0, 0), line_px=2, label_fraction=0.2)
 """The authors' onet aid: solid pure-red lines 2 px wide, every cell's label at its centre at
 20% of the cell side."""
+
+
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID)
+"""The same board in any render style (docs/render-styles.md)."""

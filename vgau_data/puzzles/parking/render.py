@@ -3,7 +3,8 @@
 Drawing lives apart from the rules; it reads a state's ``exit_row`` and its vehicles'
 ``id``, ``row``, ``col``, ``length`` and ``orientation``, and owns the palette and the
 board geometry that the oracle aids and image decoders share, the vehicles' ids as
-``TextMark``s and the oracle aid (``AID``: the authors' parking overlay).
+``TextMark``s, the oracle aid (``AID``: the authors' parking overlay) and the same board in
+any render style (``STYLES``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Final
 
+from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.parking.state import ParkingState, Vehicle
+from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
 from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text
 
 if TYPE_CHECKING:
@@ -56,60 +59,53 @@ PALETTE: Final[dict[str, tuple[int, int, int]]] = {
 
 # ---------------------------------------------------------------------------- drawing
 
-_CELL: Final = GEOMETRY.cell_px
 _INSET: Final = 4
 _RADIUS: Final = 12
 _LETTER_PX: Final = 28
+_ARROW: Final = ((10, -9), (30, -9), (30, -18), (48, 0), (30, 18), (30, 9), (10, 9))
+"""The exit arrow's corners: right of the board's edge, above and below the exit row's middle."""
 
 
 def _shade(rgb: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
     return (int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
 
 
-@functools.cache
-def _background(exit_row: int) -> Image.Image:
+@functools.lru_cache(maxsize=32)
+def _background(exit_row: int, style: RenderStyle) -> Image.Image:
     """The lot: dark walls around the board, an opening with an arrow at the exit."""
     from PIL import Image, ImageDraw
 
-    image = Image.new("RGB", GEOMETRY.size, FRAME_RGB)
+    geometry = style.geometry(GEOMETRY)
+    cell, inset, board = geometry.cell_px, style.px(_INSET), style.rgb(BOARD_RGB)
+    image = Image.new("RGB", geometry.size, style.rgb(FRAME_RGB))
     draw = ImageDraw.Draw(image)
-    left, top = GEOMETRY.margin_left, GEOMETRY.margin_top
-    draw.rectangle((left, top, left + SIZE * _CELL - 1, top + SIZE * _CELL - 1), fill=BOARD_RGB)
-    x0 = left + SIZE * _CELL
-    x1 = GEOMETRY.size[0] - 1
-    y0 = top + exit_row * _CELL
-    draw.rectangle((x0, y0 + _INSET, x1, y0 + _CELL - 1 - _INSET), fill=BOARD_RGB)
-    mid = y0 + _CELL // 2
-    draw.polygon(
-        [
-            (x0 + 10, mid - 9),
-            (x0 + 30, mid - 9),
-            (x0 + 30, mid - 18),
-            (x0 + 48, mid),
-            (x0 + 30, mid + 18),
-            (x0 + 30, mid + 9),
-            (x0 + 10, mid + 9),
-        ],
-        fill=EXIT_RGB,
-    )
+    left, top = geometry.margin_left, geometry.margin_top
+    draw.rectangle((left, top, left + SIZE * cell - 1, top + SIZE * cell - 1), fill=board)
+    x0 = left + SIZE * cell
+    x1 = geometry.size[0] - 1
+    y0 = top + exit_row * cell
+    draw.rectangle((x0, y0 + inset, x1, y0 + cell - 1 - inset), fill=board)
+    mid = y0 + cell // 2
+    draw.polygon([(x0 + style.px(dx), mid + style.px(dy)) for dx, dy in _ARROW], fill=style.rgb(EXIT_RGB))
     return image
 
 
-@functools.cache
-def _sprite(vid: str, orientation: str, length: int) -> tuple[Image.Image, Image.Image]:
+@functools.lru_cache(maxsize=1024)
+def _sprite(vid: str, orientation: str, length: int, style: RenderStyle) -> tuple[Image.Image, Image.Image]:
     """A vehicle as an RGB image and its mask: a rounded bar with its letter on it."""
     from PIL import Image, ImageDraw
 
-    width, height = (length * _CELL, _CELL) if orientation == "h" else (_CELL, length * _CELL)
-    colour = PALETTE[vid]
+    cell, inset, radius = style.px(GEOMETRY.cell_px), style.px(_INSET), style.px(_RADIUS)
+    width, height = (length * cell, cell) if orientation == "h" else (cell, length * cell)
+    colour = style.rgb(PALETTE[vid])
     sprite = Image.new("RGB", (width, height), colour)
     mask = Image.new("L", (width, height), 0)
-    box = (_INSET, _INSET, width - 1 - _INSET, height - 1 - _INSET)
-    ImageDraw.Draw(mask).rounded_rectangle(box, radius=_RADIUS, fill=255)
+    box = (inset, inset, width - 1 - inset, height - 1 - inset)
+    ImageDraw.Draw(mask).rounded_rectangle(box, radius=radius, fill=255)
     draw = ImageDraw.Draw(sprite)
-    draw.rounded_rectangle(box, radius=_RADIUS, fill=colour, outline=_shade(colour, 0.55), width=2)
+    draw.rounded_rectangle(box, radius=radius, fill=colour, outline=_shade(colour, 0.55), width=style.line(2))
     # the letter sits where the first two cells meet: clear of the cell-centre labels of the oracle aid
-    draw_centered_text(draw, _letter_xy(orientation), vid, _LETTER_PX, _ink(colour))
+    draw_centered_text(draw, _letter_xy(orientation, cell), vid, style.px(_LETTER_PX), _ink(colour))
     return sprite, mask
 
 
@@ -119,12 +115,12 @@ def _ink(colour: tuple[int, int, int]) -> tuple[int, int, int]:
     return (20, 20, 20) if light else (255, 255, 255)
 
 
-def _letter_xy(orientation: str) -> tuple[int, int]:
+def _letter_xy(orientation: str, cell: int) -> tuple[int, int]:
     """Where a vehicle's letter is centred, from its top-left corner: where its first two cells meet."""
-    return (_CELL, _CELL // 2) if orientation == "h" else (_CELL // 2, _CELL)
+    return (cell, cell // 2) if orientation == "h" else (cell // 2, cell)
 
 
-def render(state: ParkingState) -> Image.Image:
+def render(state: ParkingState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Image:
     """The board as a model sees it: walls with the exit opening and arrow on the right,
     every vehicle a coloured rounded bar with its letter, the red car ``R`` in red.
 
@@ -133,30 +129,37 @@ def render(state: ParkingState) -> Image.Image:
         >>> render(from_ascii(["RR......>"] + ["........"] * 7)).size
         (584, 544)
     """
-    image = _background(state.exit_row).copy()
+    geometry = style.geometry(GEOMETRY)
+    image = _background(state.exit_row, style).copy()
     for v in state.vehicles:
-        sprite, mask = _sprite(v.id, v.orientation, v.length)
-        x0, y0, _, _ = GEOMETRY.cell_box((v.row, v.col))
+        sprite, mask = _sprite(v.id, v.orientation, v.length, style)
+        x0, y0, _, _ = geometry.cell_box((v.row, v.col))
         image.paste(sprite, (x0, y0), mask)
     return image
 
 
-def text_marks(state: ParkingState) -> tuple[TextMark, ...]:
+def text_marks(state: ParkingState, style: RenderStyle = BENCHMARK_STYLE) -> tuple[TextMark, ...]:
     """Every vehicle's letter as ``render`` draws it."""
-    return tuple(_mark(v) for v in state.vehicles)
+    return tuple(_mark(v, style) for v in state.vehicles)
 
 
-def _mark(v: Vehicle) -> TextMark:
-    x0, y0, _, _ = GEOMETRY.cell_box((v.row, v.col))
-    dx, dy = _letter_xy(v.orientation)
-    return TextMark(v.id, (x0 + dx, y0 + dy), _LETTER_PX, _ink(PALETTE[v.id]), PALETTE[v.id])
+def _mark(v: Vehicle, style: RenderStyle) -> TextMark:
+    geometry = style.geometry(GEOMETRY)
+    x0, y0, _, _ = geometry.cell_box((v.row, v.col))
+    dx, dy = _letter_xy(v.orientation, geometry.cell_px)
+    colour = style.rgb(PALETTE[v.id])
+    return TextMark(v.id, (x0 + dx, y0 + dy), style.px(_LETTER_PX), _ink(colour), colour)
 
 
-def _letters(state: ParkingState) -> tuple[Box, ...]:
+def _letters(state: ParkingState, style: RenderStyle = BENCHMARK_STYLE) -> tuple[Box, ...]:
     """The vehicles' letters with 2 px to spare: the grid line between a vehicle's first two cells would cross it."""
-    return tuple(_mark(v).box(margin=2) for v in state.vehicles)
+    return tuple(_mark(v, style).box(margin=2) for v in state.vehicles)
 
 
 AID: Final = AidStyle(line_rgb=(230, 40, 40), line_px=2, label_fraction=0.2, keep_clear=_letters)
 """The authors' parking aid: solid red lines 2 px wide, every cell's label at its centre at 20%
 of the cell side; the lines break around the vehicles' letters, which sit on a cell boundary."""
+
+
+STYLES: Final = Styles.drawn(GEOMETRY, render, AID, text_marks=text_marks, keep_clear=_letters)
+"""The same board in any render style (docs/render-styles.md)."""

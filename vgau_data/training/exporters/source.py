@@ -2,12 +2,13 @@
 
 Both lay out ``<folder>/<family>/<split>-NNNNN-of-NNNNN.parquet``. Training rows carry
 ``id, family, split, band, seed, optimal_length, state, solution, prompt, image`` (and
-``oracle_aid``, ``trace_<kind>``/``trace_<kind>_images`` when built with them); benchmark
+``oracle_aid``, ``trace_<kind>``/``trace_<kind>_images`` when built with them, and
+``render_style`` when drawn in another look than the benchmark's, docs/render-styles.md); benchmark
 rows carry ``id, task, difficulty, optimal_length, image, oracle_aid, state, solution,
 question, seed``, read as family = task, band = difficulty, prompt = question, split =
 ``test``. A row without the trace column an export asks for gets that trace computed on
 the fly from its state and solution, seeded by its ``seed`` (``trace_rng``), exactly as
-``generate`` computes it.
+``generate`` computes it, in the row's render style.
 
 Reading is streamed: ``Source.rows(group, start, stop)`` reads only the Parquet row groups
 that hold rows ``start..stop`` of a family's split, and only the columns an export needs.
@@ -25,9 +26,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from vgau_data.errors import DatasetError
+from vgau_data.errors import DatasetError, VgauError
 from vgau_data.puzzles.base import AnswerError, FamilySpec
 from vgau_data.registry import FAMILIES, get_family
+from vgau_data.render_styles import RenderStyle
 from vgau_data.rendering import PNG_SIGNATURE
 from vgau_data.training.traces import get_trace_kind, trace_rng
 from vgau_data.training.traces.record import TraceError, parse_record
@@ -37,8 +39,9 @@ BENCHMARK_COLUMNS: Mapping[str, str] = {"task": "family", "difficulty": "band", 
 """Benchmark column -> the training column it stands for."""
 ROW_COLUMNS: tuple[str, ...] = (
     "id", "family", "band", "seed", "optimal_length", "state", "solution", "prompt", "image", "oracle_aid",
+    "render_style",
 )  # fmt: skip
-OPTIONAL_COLUMNS: frozenset[str] = frozenset({"oracle_aid"})
+OPTIONAL_COLUMNS: frozenset[str] = frozenset({"oracle_aid", "render_style"})
 FOOTER_BYTES = 8
 BATCH_ROWS = 16
 """Rows decoded at a time while reading (a training row with a long trace holds a few MB of images)."""
@@ -60,10 +63,14 @@ class SourceRow:
     image: bytes
     oracle_aid: bytes | None = None
     traces: Mapping[str, tuple[str, list[bytes]]] = field(default_factory=dict)
+    render_style: RenderStyle | None = None
+    """The look the row's images are drawn in; None: the benchmark's."""
 
     @property
     def spec(self) -> FamilySpec:
-        return get_family(self.family)
+        """The row's family as drawn in the row's style (traces computed now match its ``image``)."""
+        spec = get_family(self.family)
+        return spec if self.render_style is None else spec.styled(self.render_style)
 
     def initial_state(self) -> Any:
         return self.spec.from_json(self.state)
@@ -295,6 +302,14 @@ def _row(cells: dict[str, Any], source_file: SourceFile, traces: Sequence[str]) 
     image = _image_bytes(values["image"], where)
     if image is None:
         raise DatasetError(f"{where}: the row has no board image")
+    style = values.get("render_style")
+    if style is not None:
+        if not isinstance(style, str):
+            raise DatasetError(f"{where}: column 'render_style' is not a string")
+        try:
+            style = RenderStyle.from_json(style)
+        except VgauError as error:
+            raise DatasetError(f"{where}: {error}") from None
     found = {}
     for kind in traces:
         if f"trace_{kind}" in values:
@@ -304,4 +319,5 @@ def _row(cells: dict[str, Any], source_file: SourceFile, traces: Sequence[str]) 
         id=values["id"], family=source_file.family, split=source_file.split, band=values["band"], seed=values["seed"],
         optimal_length=values["optimal_length"], state=values["state"], solution=values["solution"],
         prompt=values["prompt"], image=image, oracle_aid=_image_bytes(values.get("oracle_aid"), where), traces=found,
+        render_style=style,
     )  # fmt: skip
