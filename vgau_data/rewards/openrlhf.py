@@ -8,9 +8,11 @@ decoded with special tokens kept (so the chat template and the prompt come first
 ``{"query": [...], "prompts": [...], "labels": [...]}`` and reads the same keys from the
 JSON reply: ``vgau-data serve-reward`` answers that (``vgau_data.rewards.server``).
 
-A label is the row's state JSON (``--data.label_key state``), a reference JSON (docs/contract/records.md),
-or a mapping with ``ground_truth`` or ``state`` (verl rows read with ``--data.label_key
-reward_model``); the family is found from the state. The reward kind is ``optimal``
+A label is the ``{"ground_truth", "family", "optimal_length"}`` JSON string of ``vgau-data
+export-training --format openrlhf`` (the optimum given: no state is solved), the row's state
+JSON (``--data.label_key state``), a reference JSON (docs/contract/records.md), or a mapping
+with ``ground_truth`` or ``state`` (verl rows read with ``--data.label_key reward_model``);
+without a family the family is found from the state. The reward kind is ``optimal``
 unless the environment variable ``VGAU_REWARD_KIND`` names another.
 
 Usage::
@@ -70,7 +72,7 @@ def read_label(label: object) -> tuple[str, str | None, int | None]:
     """
     if isinstance(label, str):
         text = label.strip()
-        if text.startswith("{") and '"ground_truth"' in text:  # a verl reward_model column, serialised
+        if text.startswith("{") and '"ground_truth"' in text:  # our export's label, or a verl reward_model, serialised
             try:
                 label = json.loads(text)
             except (ValueError, RecursionError):

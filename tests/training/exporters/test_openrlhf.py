@@ -9,6 +9,7 @@ import pytest
 
 from tests.training.conftest import FIXED_STATES
 from tests.training.exporters.readers import fixture, run_reader
+from vgau_data.rewards.openrlhf import read_label
 from vgau_data.training.exporters import export_training, get_exporter
 
 
@@ -23,7 +24,11 @@ def exported(training_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 def test_lines_hold_prompt_label_and_data_uri_images(exported: Path) -> None:
     (line,) = [json.loads(text) for text in exported.read_text().splitlines()]
-    assert line["label"] == FIXED_STATES["maze"] and line["datasource"] == "vgau/maze"
+    assert line["datasource"] == "vgau/maze"
+    label = json.loads(line["label"])
+    assert label == {"ground_truth": FIXED_STATES["maze"], "family": "maze", "optimal_length": line["optimal_length"]}
+    # the reward reads the optimum from the label: it never solves the state
+    assert read_label(line["label"]) == (FIXED_STATES["maze"], "maze", line["optimal_length"])
     (message,) = line["prompt"]
     assert message["role"] == "user" and message["content"].count("<image>") == len(line["images"]) == 2
     assert all(uri.startswith("data:image/png;base64,iVBOR") for uri in line["images"])
@@ -39,3 +44,19 @@ def test_the_export_matches_what_openrlhf_read(exported: Path) -> None:
     (line,) = [json.loads(text) for text in exported.read_text().splitlines()]
     assert seen["label"] == line["label"] and seen["datasource"] == line["datasource"]
     assert seen["images"] == seen["grid_rows"] == len(line["images"]) and seen["prompt_ends_with_generation"]
+
+
+def test_the_label_pays_an_optimal_answer_and_not_a_longer_one(exported: Path) -> None:
+    from vgau_data.registry import get_family
+    from vgau_data.rewards.openrlhf import score_queries
+
+    (line,) = [json.loads(text) for text in exported.read_text().splitlines()]
+    maze = get_family("maze")
+    answer = maze.solve(maze.from_json(FIXED_STATES["maze"])).answer
+    back = {"up": "down", "down": "up", "left": "right", "right": "left"}
+    detour = (*answer[:-1], back[answer[-1]], answer[-1], answer[-1])  # a step away and back first: legal here, longer
+    texts = [maze.format_answer(answer), maze.format_answer(detour)]
+    rewards, _ = score_queries(texts, ["", ""], [line["label"]] * 2, "optimal")
+    assert list(rewards) == [1.0, 0.0]
+    rewards, _ = score_queries(texts, ["", ""], [line["label"]] * 2, "feasible")
+    assert list(rewards) == [1.0, 1.0]
