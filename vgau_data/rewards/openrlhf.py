@@ -22,6 +22,7 @@ Usage::
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -71,14 +72,24 @@ def read_label(label: object) -> tuple[str, str | None, int | None]:
         ('{}', None, None)
     """
     if isinstance(label, str):
-        text = label.strip()
-        if text.startswith("{") and '"ground_truth"' in text:  # our export's label, or a verl reward_model, serialised
-            try:
-                label = json.loads(text)
-            except (ValueError, RecursionError):
-                return label, None, None
-        else:
-            return label, None, None
+        return _read_label_text(label)
+    return _read_label_mapping(label)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_label_text(label: str) -> tuple[str, str | None, int | None]:
+    """``read_label`` of a string, cached: a prompt's samples share one label, parsed once."""
+    text = label.strip()
+    if not (text.startswith("{") and '"ground_truth"' in text):  # our export's label, or a verl reward_model, serialised
+        return label, None, None
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return label, None, None
+    return _read_label_mapping(parsed)
+
+
+def _read_label_mapping(label: object) -> tuple[str, str | None, int | None]:
     if isinstance(label, Mapping):
         truth = label.get("ground_truth", label.get("state"))
         if isinstance(truth, str):

@@ -53,20 +53,9 @@ PERTURBED_CELLS = (1, 3)
 
 def check_capabilities(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:
     """Every capability ``spec`` declares, on ``instances`` (the first of each bucket)."""
-    if spec.fidelity is not None:
-        _check_fidelity(spec, instances, expect)
-    if spec.vr is not None:
-        _check_vr(spec, instances, expect)
-    if spec.paper is not None:
-        _check_paper(spec, instances, expect)
-    if spec.structure is not None:
-        _check_structure(spec, instances, expect)
-    if spec.authors_reader is not None:
-        _check_authors_reader(spec, instances, expect)
-    if spec.symmetry is not None:
-        _check_symmetry(spec, instances, expect)
-    if spec.styles is not None:
-        _check_styles(spec, instances, expect)
+    for capability, check in CAPABILITY_CHECKS.items():
+        if getattr(spec, capability) is not None:
+            check(spec, instances, expect)
 
 
 def _check_authors_reader(spec: FamilySpec, instances: Sequence[Instance], expect: Expect) -> None:
@@ -258,3 +247,15 @@ def _check_symmetry(spec: FamilySpec, instances: Sequence[Instance], expect: Exp
             _, record_forms = symmetry.record_forms(record)
             expect(record_forms[:1] == [min(forms)],
                    f"{instance.where}: symmetry.record_forms of its authors' record does not start with its least form")
+
+
+CAPABILITY_CHECKS: dict[str, Callable[[FamilySpec, Sequence[Instance], Expect], None]] = {
+    "fidelity": _check_fidelity,
+    "vr": _check_vr,
+    "paper": _check_paper,
+    "structure": _check_structure,
+    "authors_reader": _check_authors_reader,
+    "symmetry": _check_symmetry,
+    "styles": _check_styles,
+}
+"""The check of each optional capability, in the order they run (``episode_steps`` is exercised wherever an episode is)."""
