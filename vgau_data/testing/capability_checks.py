@@ -91,10 +91,11 @@ def _check_fidelity(spec: FamilySpec, instances: Sequence[Instance], expect: Exp
         decoded = read_cells(spec, spec.render(state))
         expect(decoded == labels, f"{spec.name}: the decoder reads {what} as {_differences(decoded, labels)}")
     labels = fidelity.cell_labels(first.state)
-    on_aid = read_cells(spec, oracle_aid(spec, first.state), "grid")
+    aid = oracle_aid(spec, first.state)
+    on_aid = read_cells(spec, aid, "grid")
     expect(on_aid == labels, f"{spec.name}: the decoder reads {first.where}'s oracle aid as {_differences(on_aid, labels)}")
     if fidelity.text_marks is not None:
-        for what, image in (("board", spec.render(first.state)), ("oracle aid", oracle_aid(spec, first.state))):
+        for what, image in (("board", spec.render(first.state)), ("oracle aid", aid)):
             unread = [r.mark.text for r in read_glyphs(spec, image, first.state) if not r.legible]
             expect(not unread, f"{spec.name}: the letters {unread[:4]} of {first.where}'s {what} do not read back "
                    "(text_marks must say where and how the renderer draws them; the aid must leave them clear)")  # fmt: skip
