@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from vgau_data.puzzles.base import BUCKET_SIZES, draw_slot, mix_order
+from vgau_data.puzzles.base import BUCKET_SIZES, Slot, bucket_slot, draw_slot, mix_order
 from vgau_data.registry import FAMILIES
 
 
@@ -42,6 +42,18 @@ def test_draw_slot__follows_the_weights_and_refuses_unknown_buckets() -> None:
         draw_slot(mix, "extreme", rng)
 
 
+def test_bucket_slot__draws_or_checks_the_slot_against_its_bucket() -> None:
+    buckets, mix = {"easy": (1, 2)}, {"easy": {1: 1, 2: 3}}
+    drawn = bucket_slot("toy", buckets, mix, "easy", np.random.default_rng(0), None)
+    assert drawn == draw_slot(mix, "easy", np.random.default_rng(0))  # the same draw, the same stream
+    given = Slot(2, 0.5)
+    assert bucket_slot("toy", buckets, mix, "easy", np.random.default_rng(0), given) is given
+    with pytest.raises(ValueError, match=r"toy: unknown difficulty 'hard'; choose from \['easy'\]"):
+        bucket_slot("toy", buckets, mix, "hard", np.random.default_rng(0), None)
+    with pytest.raises(ValueError, match="toy/easy: length 3 is outside 1-2"):
+        bucket_slot("toy", buckets, mix, "easy", np.random.default_rng(0), Slot(3, 0.5))
+
+
 def test_from_modules__reads_the_role_modules_and_names_what_is_missing_or_ambiguous() -> None:
     import types
 
@@ -64,3 +76,20 @@ def test_from_modules__reads_the_role_modules_and_names_what_is_missing_or_ambig
     other.solve = len
     with pytest.raises(TypeError, match="solve is defined differently in vgau_data.puzzles.maze.solver, other"):
         FamilySpec.from_modules("maze", (*roles, other))
+
+
+def test_from_package__reads_every_module_of_the_package_as_from_modules_does() -> None:
+    import importlib
+
+    from vgau_data.puzzles.base import DEFAULT_AID, FamilySpec
+    from vgau_data.puzzles.maze import SPEC, render
+
+    names = ("answers", "authors_reader", "fidelity", "generator", "paper", "prompts", "render")
+    names += ("rules", "solver", "state", "structure", "symmetry")
+    modules = [importlib.import_module(f"vgau_data.puzzles.maze.{name}") for name in names]
+    assert FamilySpec.from_package("vgau_data.puzzles.maze") == FamilySpec.from_modules("maze", modules) == SPEC
+    assert SPEC.aid is render.AID and render.AID != DEFAULT_AID  # the aid's look is read from AID
+    assert FamilySpec.from_package("vgau_data.puzzles.maze", aid=DEFAULT_AID).aid is DEFAULT_AID
+    without_render_module = [module for module in modules if module is not render]
+    with pytest.raises(TypeError, match="defines GEOMETRY, render "):  # AID alone is no render.py
+        FamilySpec.from_modules("maze", without_render_module)

@@ -16,8 +16,8 @@ A family is one package, ``vgau_data/puzzles/<family>/``, of small role modules:
     (``STRUCTURE``: structure statistics), symmetry.py (``SYMMETRY``: the transformations
     that keep the task, for training-data decontamination).
 
-Its ``__init__`` ends with ``SPEC = FamilySpec.from_modules(name, (state, rules, ...))``
-(plus the traits where the family differs), registered by one line in
+Its ``__init__`` ends with ``SPEC = FamilySpec.from_package(__name__)`` (plus the traits
+where the family differs), registered by one line in
 ``vgau_data/registry.py``. Everything else
 in the package (builders, oracle aids, scoring, runners) talks to a family only through
 its ``FamilySpec``; nothing outside the package knows its rules.
@@ -34,7 +34,9 @@ Vocabulary:
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
+import pkgutil
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -272,7 +274,30 @@ def draw_slot(mix: LengthMix, difficulty: str, rng: np.random.Generator) -> Slot
     return Slot(length, float(rng.random()))
 
 
+def bucket_slot(
+    family: str,
+    buckets: Mapping[str, tuple[int, int]],
+    mix: LengthMix,
+    difficulty: str,
+    rng: np.random.Generator,
+    slot: Slot | None,
+) -> Slot:
+    """The slot a family's ``generate`` builds: ``slot``, or one drawn from ``mix``, within the bucket.
+
+    Raises:
+        ValueError: an unknown difficulty, or a slot whose length is outside its bucket.
+    """
+    if difficulty not in buckets:
+        raise ValueError(f"{family}: unknown difficulty {difficulty!r}; choose from {list(buckets)}")
+    slot = slot or draw_slot(mix, difficulty, rng)
+    low, high = buckets[difficulty]
+    if not low <= slot.length <= high:
+        raise ValueError(f"{family}/{difficulty}: length {slot.length} is outside {low}-{high}")
+    return slot
+
+
 MODULE_NAMES: dict[str, str] = {
+    "aid": "AID",
     "buckets": "BUCKETS",
     "length_mix": "LENGTH_MIX",
     "geometry": "GEOMETRY",
@@ -386,16 +411,34 @@ class FamilySpec:
     styles: Styles | None = None
 
     @classmethod
+    def from_package(cls, package: str, **fields: Any) -> FamilySpec:
+        """The spec of the family package ``package`` (its ``__name__``), read from all its modules.
+
+        Every module of the package whose name does not start with ``_`` is imported, in
+        name order, and read as ``from_modules`` reads them, so a new role or capability
+        module is picked up by being there; the family is named by the package's last part.
+
+        Example:
+            >>> spec = FamilySpec.from_package("vgau_data.puzzles.maze")
+            >>> spec.name, spec.vr is not None, spec.aid.line_px
+            ('maze', True, 2)
+        """
+        root = importlib.import_module(package)  # from the package's own __init__: the module being built
+        names = sorted(info.name for info in pkgutil.iter_modules(root.__path__) if not info.name.startswith("_"))
+        modules = [importlib.import_module(f"{package}.{name}") for name in names]
+        return cls.from_modules(package.rpartition(".")[2], modules, **fields)
+
+    @classmethod
     def from_modules(cls, name: str, modules: Sequence[ModuleType], **fields: Any) -> FamilySpec:
-        """The spec of a family package, read from its modules; ``fields`` set the traits and override.
+        """The spec of a family, read from its modules; ``fields`` set the traits and override.
 
         Every required field is looked up in ``modules`` by its own name (``apply_step``,
         ``solve``, ...) or, for data, in capitals (``MODULE_NAMES``: ``BUCKETS``,
         ``GEOMETRY``, ...); each capability group a module defines is taken the same way
         (``FIDELITY``, ``VR``, ``PAPER``, ``STRUCTURE``, ``SYMMETRY``, ``EPISODE_STEPS``,
-        ``AUTHORS_READER``), and a group no module defines stays None. Modules that import a
-        name from one another share one object. The traits (``aid``, ``unique_length``, ...)
-        are only ever given.
+        ``AUTHORS_READER``), as is the aid's look (``AID``), and one no module defines
+        keeps its default (None for a capability). Modules that import a name from one
+        another share one object. The other traits (``unique_length``, ...) are only ever given.
 
         Raises:
             TypeError: a required field no module defines, or two modules define differently.
@@ -411,10 +454,9 @@ class FamilySpec:
         absent = object()
         missing = []
         for field in dataclasses.fields(cls):
-            optional = field.name in CAPABILITIES
-            given = field.name == "name" or field.name in fields
-            if given or (field.default is not dataclasses.MISSING and not optional):  # a trait: only ever given
-                continue
+            required = field.default is dataclasses.MISSING
+            if field.name == "name" or field.name in fields or not (required or field.name in MODULE_NAMES):
+                continue  # given, or a trait that is only ever given
             attribute = MODULE_NAMES.get(field.name, field.name)
             found = {}
             for module in modules:
@@ -422,7 +464,7 @@ class FamilySpec:
                 if value is not absent:
                     found.setdefault(id(value), (module.__name__, value))
             if not found:
-                if not optional:
+                if required:
                     missing.append(attribute)
             elif len(found) > 1:
                 where = ", ".join(module for module, _ in found.values())

@@ -1,6 +1,6 @@
 """What a family may add to its required core: the optional capability groups of ``FamilySpec``.
 
-A family declares a group as a module constant (``FamilySpec.from_modules`` picks it up
+A family declares a group as a module constant (``FamilySpec.from_package`` picks it up
 from the module it passes: ``FIDELITY`` and ``VR`` in ``fidelity.py``, ``PAPER`` in
 ``paper.py``, ``STRUCTURE`` in ``structure.py``, ``SYMMETRY`` in ``symmetry.py``,
 ``AUTHORS_READER`` in ``authors_reader.py``). A group is None on a family that lacks it,

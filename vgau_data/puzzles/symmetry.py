@@ -2,7 +2,7 @@
 
 A family declares its task-preserving transformations as ``SYMMETRY = Symmetry(...)`` in
 ``puzzles/<family>/symmetry.py`` (``capabilities.Symmetry`` says what each field means);
-``FamilySpec.from_modules`` picks it up, and a family without one falls back to
+``FamilySpec.from_package`` picks it up, and a family without one falls back to
 ``identity(spec.to_json)``: states are equal only when their JSON is. This module holds
 what the D4 families share: the eight transforms of a square board and their action on
 cells, grids and directions, and the first-seen renaming of labels.

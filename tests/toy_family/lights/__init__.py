@@ -11,7 +11,6 @@ paper's authors.
 
 from __future__ import annotations
 
-from tests.toy_family.lights import answers, fidelity, generator, prompts, render, rules, solver, state, structure
 from vgau_data.puzzles.base import FamilySpec
 
-SPEC = FamilySpec.from_modules("lights", (state, rules, solver, generator, render, answers, prompts, fidelity, structure))
+SPEC = FamilySpec.from_package(__name__)

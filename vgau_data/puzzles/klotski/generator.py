@@ -7,7 +7,7 @@ from typing import Final
 import numpy as np
 
 from vgau_data.errors import GenerationError
-from vgau_data.puzzles.base import Cell, Slot, draw_slot
+from vgau_data.puzzles.base import Cell, Slot, bucket_slot
 from vgau_data.puzzles.klotski.solver import _neighbours, _search
 from vgau_data.puzzles.klotski.state import _GOAL_INDEX, EMPTY_CELLS, GOAL, INVENTORY, SIZE, KlotskiState
 
@@ -107,14 +107,9 @@ def generate(difficulty: str, rng: np.random.Generator, slot: Slot | None = None
         >>> 6 <= solve(state).optimal_length <= 10
         True
     """
-    if difficulty not in BUCKETS:
-        raise ValueError(f"klotski difficulty must be one of {list(BUCKETS)}, got {difficulty!r}")
-    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
-    low, high = BUCKETS[difficulty]
-    if not low <= slot.length <= high:
-        raise ValueError(f"klotski/{difficulty}: length {slot.length} is outside {low}-{high}")
+    slot = bucket_slot("klotski", BUCKETS, LENGTH_MIX, difficulty, rng, slot)
     if difficulty == "easy":
-        return _generate_easy(rng, slot.length, high)
+        return _generate_easy(rng, slot.length, BUCKETS["easy"][1])
     starts = _START_TARGETS[difficulty]
     depth = slot.length + TRIM_SLACK
     for _ in range(_MAX_ATTEMPTS[difficulty]):

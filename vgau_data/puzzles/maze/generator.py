@@ -8,7 +8,7 @@ from typing import Final
 import numpy as np
 
 from vgau_data.errors import GenerationError
-from vgau_data.puzzles.base import Slot, draw_slot
+from vgau_data.puzzles.base import Slot, bucket_slot
 from vgau_data.puzzles.grids import INTERIOR, NEIGHBOURS, OPEN, SIZE, WALL, grow_tree, induced_path
 from vgau_data.puzzles.maze.solver import count_simple_paths
 from vgau_data.puzzles.maze.state import MazeState, to_json
@@ -73,12 +73,7 @@ def generate(difficulty: str, rng: np.random.Generator, slot: Slot | None = None
         ValueError: unknown difficulty, or a slot length outside the bucket.
         GenerationError: the DFS found no path (never seen) or the checks failed (a bug).
     """
-    if difficulty not in BUCKETS:
-        raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
-    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
-    low, high = BUCKETS[difficulty]
-    if not low <= slot.length <= high:
-        raise ValueError(f"maze/{difficulty}: length {slot.length} is outside {low}-{high}")
+    slot = bucket_slot("maze", BUCKETS, LENGTH_MIX, difficulty, rng, slot)
     candidates = [_candidate(difficulty, slot, rng) for _ in range(CANDIDATES)]
     _, is_open, route = min(candidates, key=lambda candidate: candidate[0])  # the first of the nearest
     grid = tuple("".join(OPEN if is_open[r * SIZE + c] else WALL for c in range(SIZE)) for r in range(SIZE))
@@ -103,8 +98,7 @@ def _candidate(difficulty: str, slot: Slot, rng: np.random.Generator) -> tuple[i
         (paper.path_corridor / paper.path_nodes * nodes, sum(degree[i] == 2 for i in route)),
     )
     miss = sum(  # each target rounded down or up by the slot's quantile (offset per count)
-        abs(count - int(target + (slot.quantile + k / 4) % 1.0))
-        for k, (target, count) in enumerate(targets_and_counts)
+        abs(count - int(target + (slot.quantile + k / 4) % 1.0)) for k, (target, count) in enumerate(targets_and_counts)
     )
     return miss, is_open, route
 

@@ -32,26 +32,7 @@ Drawing (the fruit tiles, drawn in code) is ``render``.
 from __future__ import annotations
 
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.onet import (
-    answers,
-    authors_reader,
-    fidelity,
-    generator,
-    paper,
-    prompts,
-    render,
-    rules,
-    solver,
-    state,
-    structure,
-    symmetry,
-)
 
 __all__ = ["SPEC"]
 
-SPEC = FamilySpec.from_modules(
-    "onet",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry, authors_reader),
-    aid=render.AID,
-    unique_length=True,
-)
+SPEC = FamilySpec.from_package(__name__, unique_length=True)

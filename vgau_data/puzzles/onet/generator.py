@@ -7,7 +7,7 @@ from typing import Final
 import numpy as np
 
 from vgau_data.errors import GenerationError
-from vgau_data.puzzles.base import Slot, draw_slot
+from vgau_data.puzzles.base import Slot, bucket_slot
 from vgau_data.puzzles.onet.solver import removable_pairs, solve
 from vgau_data.puzzles.onet.state import FRUITS, SIZE, OnetState
 
@@ -71,12 +71,7 @@ def generate(
         >>> 4 <= solve(state).optimal_length <= 6
         True
     """
-    if difficulty not in BUCKETS:
-        raise ValueError(f"onet: unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
-    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
-    low, high = BUCKETS[difficulty]
-    if not low <= slot.length <= high:
-        raise ValueError(f"onet/{difficulty}: {slot.length} pairs is outside {low}-{high}")
+    slot = bucket_slot("onet", BUCKETS, LENGTH_MIX, difficulty, rng, slot)
     n_adjacent = int(ADJACENT_SHARE[difficulty] * slot.length + slot.quantile)
     removable = int(REMOVABLE_SHARE[difficulty] * slot.length + (slot.quantile + 1 / 3) % 1.0)
     on_edge = int(EDGE_SHARE[difficulty] * 2 * slot.length + (slot.quantile + 2 / 3) % 1.0)

@@ -33,26 +33,7 @@ The bit-board searches behind ``solve`` and ``generate`` are ``search`` and ``as
 from __future__ import annotations
 
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.parking import (
-    answers,
-    authors_reader,
-    fidelity,
-    generator,
-    paper,
-    prompts,
-    render,
-    rules,
-    solver,
-    state,
-    structure,
-    symmetry,
-)
 
 __all__ = ["SPEC"]
 
-SPEC = FamilySpec.from_modules(
-    "parking",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry, authors_reader),
-    aid=render.AID,
-    generation_weight=3.0,
-)
+SPEC = FamilySpec.from_package(__name__, generation_weight=3.0)

@@ -24,7 +24,7 @@ from typing import Final
 import numpy as np
 
 from vgau_data.errors import GenerationError
-from vgau_data.puzzles.base import Slot, draw_slot
+from vgau_data.puzzles.base import Slot, bucket_slot
 from vgau_data.puzzles.parking.search import (
     SIZE,
     Car,
@@ -98,12 +98,7 @@ def generate(
         >>> 8 <= solve(s).optimal_length <= 16
         True
     """
-    if difficulty not in BUCKETS:
-        raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
-    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
-    low, high = BUCKETS[difficulty]
-    if not low <= slot.length <= high:
-        raise ValueError(f"parking/{difficulty}: length {slot.length} is outside {low}-{high}")
+    slot = bucket_slot("parking", BUCKETS, LENGTH_MIX, difficulty, rng, slot)
     targets = _targets(difficulty, slot)
     for _ in range(max_attempts):
         cars = _board(targets, TIGHTNESS[difficulty], rng)

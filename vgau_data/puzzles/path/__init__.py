@@ -44,27 +44,12 @@ from __future__ import annotations
 
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.puzzles.capabilities import EpisodeSteps
-from vgau_data.puzzles.path import (
-    answers,
-    authors_reader,
-    fidelity,
-    generator,
-    paper,
-    prompts,
-    render,
-    rules,
-    solver,
-    state,
-    structure,
-    symmetry,
-)
+from vgau_data.puzzles.path import rules, solver
 
 __all__ = ["SPEC"]
 
-SPEC = FamilySpec.from_modules(
-    "path",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry, authors_reader),
-    aid=render.AID,
+SPEC = FamilySpec.from_package(
+    __name__,
     unique_length=True,
     episode_steps=EpisodeSteps(
         answer_steps=rules.answer_steps, trajectory=rules.trajectory, random_step=solver.random_step

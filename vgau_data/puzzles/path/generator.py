@@ -8,7 +8,7 @@ from typing import Final
 import numpy as np
 
 from vgau_data.errors import GenerationError
-from vgau_data.puzzles.base import Slot, draw_slot
+from vgau_data.puzzles.base import Slot, bucket_slot
 from vgau_data.puzzles.grids import NEIGHBOURS, grow_tree, induced_path
 from vgau_data.puzzles.path.state import LETTERS, N_LABELS, ROAD, SIZE, WALL, PathState
 
@@ -55,12 +55,7 @@ def generate(difficulty: str, rng: np.random.Generator, slot: Slot | None = None
         ValueError: unknown difficulty, or a slot length outside the bucket.
         GenerationError: nothing fitted within the attempt budget.
     """
-    if difficulty not in BUCKETS:
-        raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
-    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
-    low, high = BUCKETS[difficulty]
-    if not low <= slot.length <= high:
-        raise ValueError(f"path/{difficulty}: length {slot.length} is outside {low}-{high}")
+    slot = bucket_slot("path", BUCKETS, LENGTH_MIX, difficulty, rng, slot)
     on_count = on_route_count(difficulty, slot)
     for _ in range(MAX_ATTEMPTS):
         route = _sample_route(difficulty, slot, rng)

@@ -28,25 +28,7 @@ Answer:
 from __future__ import annotations
 
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.puzzles.sokoban import (
-    answers,
-    authors_reader,
-    fidelity,
-    generator,
-    paper,
-    prompts,
-    render,
-    rules,
-    solver,
-    state,
-    structure,
-    symmetry,
-)
 
 __all__ = ["SPEC"]
 
-SPEC = FamilySpec.from_modules(
-    "sokoban",
-    (state, rules, solver, generator, render, answers, prompts, fidelity, paper, structure, symmetry, authors_reader),
-    aid=render.AID,
-)
+SPEC = FamilySpec.from_package(__name__)

@@ -7,7 +7,7 @@ from typing import Final
 import numpy as np
 
 from vgau_data.errors import GenerationError
-from vgau_data.puzzles.base import Cell, Slot, draw_slot
+from vgau_data.puzzles.base import Cell, Slot, bucket_slot
 from vgau_data.puzzles.sokoban.solver import _board, _index, solve
 from vgau_data.puzzles.sokoban.state import FLOOR, SIZE, WALL, SokobanState, to_json
 
@@ -88,12 +88,7 @@ def generate(
         >>> 20 <= solve(s).optimal_length <= 39
         True
     """
-    if difficulty not in BUCKETS:
-        raise ValueError(f"unknown difficulty {difficulty!r}; choose from {list(BUCKETS)}")
-    slot = slot or draw_slot(LENGTH_MIX, difficulty, rng)
-    low, high = BUCKETS[difficulty]
-    if not low <= slot.length <= high:
-        raise ValueError(f"sokoban/{difficulty}: length {slot.length} is outside {low}-{high}")
+    slot = bucket_slot("sokoban", BUCKETS, LENGTH_MIX, difficulty, rng, slot)
     for _ in range(max_attempts):
         grid = _sample_grid(INNER_WALLS[difficulty], (slot.quantile + 0.5) % 1.0, rng)
         floor = [(r, c) for r in range(SIZE) for c in range(SIZE) if grid[r][c] == FLOOR]
