@@ -98,7 +98,32 @@ def test_vr__no_drawing_no_oracle_vr_and_no_protocol(bare, state) -> None:
     with pytest.raises(ProtocolError, match="'oracle_vr' needs FamilySpec.vr, which bare does not declare"):
         check_families([ProtocolConfig(name="oracle_vr")], [instance])
     others = [ProtocolConfig(name=name) for name in protocol_names() if name != "oracle_vr"]
-    check_families(others, [instance])  # every other protocol runs on it
+    check_families(others, [instance])  # every other protocol runs on it, with a model that draws
+
+
+def _instance(spec, state) -> Instance:
+    return Instance(id=f"{spec.name}-easy-0000", task=spec.name, difficulty="easy", optimal_length=1,
+                    state=spec.to_json(state), image_data=spec.render(state))  # fmt: skip
+
+
+@pytest.mark.parametrize("model", ["oracle", "mismatch"])
+def test_scripted_images__a_solution_drawing_from_the_truth_needs_vr_and_is_refused_before_any_call(
+    bare, state, model: str
+) -> None:
+    instance = _instance(bare, state)
+    generator = ScriptedImageGenerator(model, instances=[instance, dataclasses.replace(instance, id="bare-easy-0001")])
+    with pytest.raises(ProtocolError, match="'self_vr' drawn by 'scripted-image-.*' needs FamilySpec.vr, which bare"):
+        check_families([ProtocolConfig(name="self_vr")], [instance], generator)
+    check_families([ProtocolConfig(name="self_gta"), ProtocolConfig(name="self_vcot")], [instance], generator)
+    check_families([ProtocolConfig(name="self_vr")], [instance], ScriptedImageGenerator("noise"))
+
+
+def test_scripted_images__perturbed_boards_need_a_perturbation_before_any_call(bare, state) -> None:
+    instance = _instance(bare, state)
+    with pytest.raises(ProtocolError, match="'self_gta' drawn by .* needs FamilySpec.fidelity.perturb, which bare"):
+        check_families([ProtocolConfig(name="self_gta")], [instance], ScriptedImageGenerator("perturbed-2"))
+    maze = FAMILIES["maze"]
+    check_families([ProtocolConfig(name="self_vr")], [_instance(maze, state)], ScriptedImageGenerator("perturbed-2"))
 
 
 def test_scripted_images__perturbed_images_need_a_perturbation(bare, state) -> None:

@@ -21,14 +21,17 @@ from tests.toy_family import lights
 from vgau_data import registry
 from vgau_data.cli import main
 from vgau_data.protocols import PROTOCOLS, budget_variant, protocol_names
+from vgau_data.runners.backends.base import family_needs
+from vgau_data.runners.backends.scripted_images import ScriptedImageGenerator
 from vgau_data.runners.protocols import protocol_class
 
 SPEC = lights.SPEC
 def _playable(name: str) -> bool:
     """The toy declares no solution drawing: ``oracle_vr`` needs one, and so does the scripted oracle's drawing
-    for self-VR (``purpose`` "vr"); every other protocol runs on it."""
+    for self-VR (its ``family_needs``); every other protocol runs on it."""
     cls = protocol_class(name)
-    return all(getattr(SPEC, need) for need in cls.needs) and getattr(cls, "purpose", None) != "vr"
+    drawer = family_needs(ScriptedImageGenerator("oracle"), cls.purpose) if cls.draws else ()
+    return all(getattr(SPEC, need) for need in (*cls.needs, *drawer))
 
 
 SUPPORTED = [name for name in protocol_names() if _playable(name)]
@@ -104,6 +107,15 @@ def test_run__refuses_oracle_vr_for_a_family_without_a_solution_drawing(built: P
             "--protocol", "oracle_vr", "--no-progress"]  # fmt: skip
     assert main(args) == 2
     assert "lights does not declare" in capsys.readouterr().err
+
+
+def test_run__refuses_self_vr_drawn_by_the_scripted_oracle_before_any_call(built: Path, tmp_path: Path, capsys) -> None:
+    args = ["run", "--backend", "scripted-image", "--model", "oracle", "--dataset", str(built), "--out", str(tmp_path),
+            "--protocol", "self_vr", "--no-progress"]  # fmt: skip
+    assert main(args) == 2
+    *_, error = capsys.readouterr().err.strip().splitlines()  # after the plan's one line
+    assert "'self_vr' drawn by 'scripted-image-oracle' needs FamilySpec.vr, which lights does not declare" in error
+    assert not list(tmp_path.rglob("*.jsonl"))  # refused before any episode
 
 
 def test_diagnose__reads_the_toy_familys_runs(runs: Path, capsys) -> None:

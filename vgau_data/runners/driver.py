@@ -29,6 +29,7 @@ from vgau_data.runners.backends.base import (
     BackendError,
     ImageRequest,
     capabilities_of,
+    family_needs,
     image_limit,
     image_source,
 )
@@ -50,6 +51,7 @@ from vgau_data.runners.records import (
 )
 
 if TYPE_CHECKING:
+    from vgau_data.puzzles.base import FamilySpec
     from vgau_data.runners.backends.base import ChatBackend, GenParams
     from vgau_data.runners.instances import DatasetSource, Instance
 
@@ -88,15 +90,34 @@ def check_backend(configs: Sequence[ProtocolConfig], backend: Any) -> None:
             )
 
 
-def check_families(configs: Sequence[ProtocolConfig], instances: Sequence[Instance]) -> None:
-    """Refuse, before any call, a protocol on a family that lacks a capability it needs (``Episode.needs``)."""
+def _declares(family: FamilySpec, need: str) -> bool:
+    """Whether ``family`` has the capability ``need`` names (a field, or a dotted path into one)."""
+    value: Any = family
+    for part in need.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return False
+    return True
+
+
+def check_families(configs: Sequence[ProtocolConfig], instances: Sequence[Instance], backend: Any = None) -> None:
+    """Refuse, before any call, a protocol on a family that lacks a capability it or its drawer needs.
+
+    The protocol's own (``Episode.needs``), and for a protocol that draws, the backend's
+    (``backends.base.family_needs``: a scripted drawing of the solution needs ``vr``).
+    """
     families = {instance.family.name: instance.family for instance in instances}
     for config in configs:
-        for need in config.protocol.needs:
-            lacking = sorted(name for name, family in families.items() if getattr(family, need) is None)
+        protocol = config.protocol
+        needs = {need: "" for need in protocol.needs}
+        if protocol.draws and backend is not None:
+            drawer = getattr(backend, "display_name", None) or backend.name
+            needs |= {need: f" drawn by {drawer!r}" for need in family_needs(backend, protocol.purpose)}
+        for need, whose in needs.items():
+            lacking = sorted(name for name, family in families.items() if not _declares(family, need))
             if lacking:
                 raise ProtocolError(
-                    f"{config.variant!r} needs FamilySpec.{need}, which {', '.join(lacking)} does not declare; "
+                    f"{config.variant!r}{whose} needs FamilySpec.{need}, which {', '.join(lacking)} does not declare; "
                     "run it on the other families (--families)"
                 )
 
@@ -250,7 +271,7 @@ def run_benchmark(
     is written and ``on_skip`` the number of episodes skipped as already finished.
     """
     check_backend(plan.protocols, backend)
-    check_families(plan.protocols, instances)
+    check_families(plan.protocols, instances, backend)
     description = backend.describe()
     model_name = plan.model_name or str(description.get("model", backend.name))
     summary = RunSummary(Path(plan.out_dir) / model_slug(model_name, backend.fingerprint()))

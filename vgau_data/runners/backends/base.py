@@ -225,6 +225,17 @@ def image_limit(backend: object) -> int | None:
     return int(limit) if limit is not None else None
 
 
+def family_needs(backend: object, purpose: str) -> tuple[str, ...]:
+    """The ``FamilySpec`` capabilities ``backend`` needs to draw for ``purpose`` (its ``family_needs``; none).
+
+    A scripted generator that draws from the truth needs what it draws from (``vr`` for a
+    solution drawing, ``fidelity.perturb`` to change cells), so ``run`` refuses a family
+    without it before any call rather than failing every image.
+    """
+    declared = getattr(backend, "family_needs", None)
+    return tuple(declared(purpose)) if callable(declared) else ()
+
+
 def capabilities_of(backend: object) -> frozenset[str]:
     """What ``backend`` can do: its declared ``capabilities``, else ``chat`` for a chat backend."""
     declared = getattr(backend, "capabilities", None)

@@ -33,6 +33,7 @@ from vgau_data.runners.backends.base import (
     ImageSource,
     capabilities_of,
     describe_model,
+    family_needs,
     image_limit,
     image_source,
 )
@@ -96,6 +97,9 @@ class DecoupledPair:
 
     def generate(self, requests: Sequence[ImageRequest], gen: GenParams) -> list[GeneratedImage]:
         return self.generator.generate(requests, gen)
+
+    def family_needs(self, purpose: str) -> tuple[str, ...]:
+        return family_needs(self.generator, purpose)
 
     def fingerprint(self) -> str:
         both = f"pair:{self.generator.fingerprint()}:{self.answerer.fingerprint()}"

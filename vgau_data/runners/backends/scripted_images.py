@@ -125,6 +125,13 @@ class ScriptedImageGenerator:
         self.display_name = f"{self.name}-{model}"
         """The model's name in folders and submissions when it runs alone."""
 
+    def family_needs(self, purpose: str) -> tuple[str, ...]:
+        """What a family must declare for this script to draw ``purpose`` (``backends.base.family_needs``)."""
+        if self.model == "noise":
+            return ()
+        changes_cells = ("fidelity.perturb",) if self.k else ()
+        return changes_cells + (("vr",) if purpose == "vr" else ())
+
     def chat(self, conversations: Sequence[Conversation], gen: GenParams) -> list[Completion]:
         if self._chat is None:
             raise BackendError(f"{self.display_name} was built without an answerer and cannot chat")

@@ -127,6 +127,8 @@ class DrawingEpisode(Episode):
 
     draws = True
     default_runs = 3
+    purpose: ClassVar[Purpose]
+    """What the model draws: ``aid`` (GtA), ``next_state`` (VCoT) or ``vr`` (VR)."""
 
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
         super().__init__(instance, config, run)
@@ -242,7 +244,6 @@ class DrawingEpisode(Episode):
 class DrawThenAnswer(DrawingEpisode, SingleTurnEpisode):
     """Draw on the board first (``purpose``, from ``edit(spec, state)``), then answer ``question(spec, state)``."""
 
-    purpose: ClassVar[Purpose]
     edit: ClassVar[Callable[[FamilySpec, Any], str]]
     question: ClassVar[Callable[[FamilySpec, Any], str]]
 
@@ -270,6 +271,7 @@ class SelfGtA(DrawThenAnswer):
 @register
 class SelfVCoT(DrawingEpisode, InteractiveEpisode):
     name = "self_vcot"
+    purpose = "next_state"
     images = "drawn"
 
     def __init__(self, instance: Instance, config: ProtocolConfig, run: int) -> None:
@@ -289,7 +291,7 @@ class SelfVCoT(DrawingEpisode, InteractiveEpisode):
             self._ask = asks
 
         instruction = prompts.step_edit(self.family, index, step)
-        self._draw("next_state", self._board, instruction, self.env.state, index, show, self.messages)
+        self._draw(self.purpose, self._board, instruction, self.env.state, index, show, self.messages)
 
     def _steps_so_far(self) -> int:
         return self.steps_taken
