@@ -64,6 +64,30 @@ def test_benchmark_style__is_the_default_and_draws_the_benchmark_bytes() -> None
                 assert board.text_marks(shown) == family.fidelity.text_marks(shown)
 
 
+def test_px__scales_sizes_and_offsets_keeping_their_sign() -> None:
+    style = RenderStyle("benchmark", 1.0, 1.5)
+    assert [style.px(n) for n in (52, 1, 0, -1, -9)] == [78, 2, 0, -2, -14]  # an offset left or up stays so
+    assert [RenderStyle("benchmark", 1.0, 0.5).px(n) for n in (1, 0, -1)] == [1, 0, -1]  # never 0 unless 0
+    assert [BENCHMARK_STYLE.px(n) for n in (52, 0, -9)] == [52, 0, -9]
+
+
+@pytest.mark.parametrize("style", [BENCHMARK_STYLE, OOD_STYLE, *EXTREMES], ids=str)
+def test_styled__parkings_exit_arrow_is_the_benchmarks_scaled(style: RenderStyle) -> None:
+    """The arrow is drawn from offsets above and below the exit row's middle; scaled, it keeps its shape."""
+    from vgau_data.puzzles.parking.render import EXIT_RGB
+
+    parking = FAMILIES["parking"].styled(style)
+    state = parking.generate("easy", np.random.default_rng(0))
+    pixels = np.asarray(parking.render(state).convert("RGB"), dtype=int)
+    geometry = parking.geometry
+    right = pixels[:, geometry.margin_left + geometry.cols * geometry.cell_px :]
+    rows, cols = np.nonzero(np.abs(right - np.array(style.rgb(EXIT_RGB))).sum(axis=2) < 30)
+    middle = geometry.margin_top + state.exit_row * geometry.cell_px + geometry.cell_px // 2
+    assert rows.min() + rows.max() in (2 * middle - 1, 2 * middle, 2 * middle + 1)  # as far above as below
+    assert rows.max() - rows.min() + 1 == pytest.approx(37 * style.cell_scale, abs=2)  # the head's full height
+    assert cols.max() - cols.min() + 1 == pytest.approx(39 * style.cell_scale, abs=2)
+
+
 def test_sample_style__is_seeded_never_the_benchmark_and_never_the_held_out_knobs() -> None:
     styles = [sample_style(seed) for seed in range(400)]
     assert styles == [sample_style(seed) for seed in range(400)]

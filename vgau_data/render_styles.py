@@ -107,8 +107,11 @@ class RenderStyle:
         return f"{self.palette}-l{self.line_scale:g}-c{self.cell_scale:g}"
 
     def px(self, n: int) -> int:
-        """A size of the benchmark board (pixels) at this cell scale."""
-        return n if self.cell_scale == 1.0 else max(1, round(n * self.cell_scale))
+        """A size or offset of the benchmark board (pixels) at this cell scale: never 0 unless ``n`` is, signed as ``n``."""
+        if self.cell_scale == 1.0 or n == 0:
+            return n
+        size = max(1, round(abs(n) * self.cell_scale))
+        return size if n > 0 else -size
 
     def line(self, n: int) -> int:
         """A line width of the benchmark board at this line and cell scale (at least 1 px)."""
