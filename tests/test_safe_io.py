@@ -135,3 +135,55 @@ def test_atomic_writer__a_temporary_removed_before_its_lock_is_made_again(tmp_pa
     safe_io.write_text(tmp_path / "out.txt", "whole")
     assert len(made) == 2 and (tmp_path / "out.txt").read_text() == "whole"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_atomic_folder__replaces_an_old_folder_whole_with_synced_files_and_mkdir_s_mode(tmp_path: Path) -> None:
+    target = tmp_path / "images"
+    target.mkdir()
+    (target / "old.png").write_bytes(b"old")
+    with safe_io.atomic_folder(target) as folder:
+        assert safe_io.is_temporary(folder) and folder.parent == tmp_path and folder.is_dir()
+        (folder / "a.png").write_bytes(b"a")
+        assert (target / "old.png").read_bytes() == b"old", "the old folder stays until the block ends"
+    assert sorted(p.name for p in target.iterdir()) == ["a.png"]
+    assert [p.name for p in tmp_path.iterdir()] == ["images"]
+    assert target.stat().st_mode & 0o777 == 0o777 & ~safe_io._umask()
+
+
+def test_atomic_folder__an_error_in_the_block_keeps_the_old_folder_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "images"
+    target.mkdir()
+    (target / "old.png").write_bytes(b"old")
+    with pytest.raises(KeyError), safe_io.atomic_folder(target) as folder:
+        (folder / "a.png").write_bytes(b"partial")
+        raise KeyError("boom")
+    assert [p.name for p in target.iterdir()] == ["old.png"] and [p.name for p in tmp_path.iterdir()] == ["images"]
+
+
+def test_remove_stale_temps__removes_a_dead_writers_folder_and_leaves_a_live_one(tmp_path: Path) -> None:
+    nested = tmp_path / "shard" / "images"
+    dead = nested / f".s.xyz{safe_io.TEMP_SUFFIX}"
+    dead.mkdir(parents=True)  # a killed writer's folder: no lock on it
+    (dead / "0.png").write_bytes(b"partial")
+    assert safe_io.remove_stale_temps(tmp_path) == 0, "not below the folder unless recursive"
+    with safe_io.atomic_folder(nested / "s") as live:
+        (live / "1.png").write_bytes(b"live")
+        assert safe_io.remove_stale_temps(tmp_path, recursive=True) == 1
+        assert not dead.exists() and (live / "1.png").exists()
+    assert [p.name for p in nested.iterdir()] == ["s"] and [p.name for p in (nested / "s").iterdir()] == ["1.png"]
+
+
+def test_atomic_folder__a_temporary_removed_before_its_lock_is_made_again(tmp_path: Path, monkeypatch) -> None:
+    real_mkdtemp = safe_io.tempfile.mkdtemp
+    made: list[str] = []
+
+    def mkdtemp_then_clean(**options):
+        made.append(real_mkdtemp(**options))
+        if len(made) == 1:
+            safe_io.remove_stale_temps(tmp_path)  # between creation and lock
+        return made[-1]
+
+    monkeypatch.setattr(safe_io.tempfile, "mkdtemp", mkdtemp_then_clean)
+    with safe_io.atomic_folder(tmp_path / "images") as folder:
+        (folder / "a.png").write_bytes(b"a")
+    assert len(made) == 2 and [p.name for p in tmp_path.iterdir()] == ["images"]

@@ -12,8 +12,10 @@ temporary file in the same folder (``.<name>.<random>.vgau-tmp``, held locked wh
 written), is flushed and fsynced, then renamed over the target, and the folder is
 fsynced: a reader sees the old file or the whole new one, never a part. A failed write
 (a full disk) removes the temporary file and raises ``WriteError``; the old file is
-unchanged. ``remove_stale_temps`` deletes temporary files a killed writer left behind
-(it can tell: a live writer still holds the lock on its file).
+unchanged. ``atomic_folder`` does the same for a folder of files (written into a
+temporary folder of the same kind of name). ``remove_stale_temps`` deletes temporary
+files and folders a killed writer left behind (it can tell: a live writer still holds
+the lock on its file or folder).
 """
 
 from __future__ import annotations
@@ -262,11 +264,20 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
                 os.unlink(temporary)
 
 
-def _locked_temporary(path: Path) -> tuple[int, str]:
-    """A new temporary file beside ``path``, locked (which tells ``remove_stale_temps`` it has a
-    live writer); made again if a cleaner removed it before the lock was taken."""
+def _locked_temporary(path: Path, *, folder: bool = False) -> tuple[int, str]:
+    """A new temporary file (or empty folder) beside ``path``, locked (which tells
+    ``remove_stale_temps`` it has a live writer); made again if a cleaner removed it before
+    the lock was taken."""
+    names = {"dir": path.parent, "prefix": f".{path.name[:80]}.", "suffix": TEMP_SUFFIX}
     for _ in range(TEMP_ATTEMPTS):
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:80]}.", suffix=TEMP_SUFFIX)
+        if folder:
+            temporary = tempfile.mkdtemp(**names)
+            try:
+                fd = os.open(temporary, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                continue
+        else:
+            fd, temporary = tempfile.mkstemp(**names)
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             if os.stat(temporary).st_ino == os.fstat(fd).st_ino:
@@ -275,6 +286,51 @@ def _locked_temporary(path: Path) -> tuple[int, str]:
             pass
         os.close(fd)
     raise OSError(f"{TEMP_ATTEMPTS} temporary files were removed before they could be locked")
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A new, empty temporary folder whose files replace the folder ``path`` when the block ends without error.
+
+    Write plain files straight into the folder yielded (no subfolders). On success each is
+    fsynced, then the folder; a folder already at ``path`` is removed, the temporary one
+    renamed onto it and the parent fsynced. On an error the temporary folder goes and
+    ``path`` is left as it was. Replacing an old folder takes two steps (remove, rename):
+    a reader that must never see ``path`` missing needs a file renamed into place after it
+    (an exporter's shard, written once its image folder is in place).
+
+    Raises:
+        WriteError: the folder could not be made, synced or renamed.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = _locked_temporary(path, folder=True)
+    except OSError as error:
+        raise WriteError(f"{path}: cannot write the folder ({error.strerror or error})") from None
+    temporary = Path(name)
+    done = False
+    try:
+        os.fchmod(fd, 0o777 & ~_umask())  # what mkdir would have made (mkdtemp makes 0700)
+        yield temporary
+        with os.scandir(temporary) as entries:
+            for entry in entries:
+                with open(entry.path, "rb") as handle:
+                    os.fsync(handle.fileno())
+        os.fsync(fd)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        os.replace(temporary, path)
+        done = True
+        _fsync_folder(path.parent)
+    except OSError as error:
+        raise WriteError(
+            f"{path}: could not write the folder whole ({error.strerror or error}); the previous one, if any, is unchanged"
+        ) from None
+    finally:
+        os.close(fd)
+        if not done:
+            shutil.rmtree(temporary, ignore_errors=True)
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
@@ -307,21 +363,18 @@ def atomic_text_writer(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
 
 
 def is_temporary(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is one of our temporary files (readers skip these)."""
+    """Whether ``path`` is one of our temporary files or folders (readers skip these)."""
     return Path(path).name.endswith(TEMP_SUFFIX)
 
 
 def remove_stale_temps(folder: str | os.PathLike[str], *, recursive: bool = False) -> int:
-    """Delete the temporary files in ``folder`` whose writer is gone (killed); returns how many.
+    """Delete the temporary files and folders in ``folder`` whose writer is gone (killed); returns how many.
 
-    A temporary file still being written is locked by its writer and is left alone (a writer
-    whose file is removed before it could lock it makes another, ``_locked_temporary``).
+    A temporary file or folder still being written is locked by its writer and is left alone
+    (a writer whose file is removed before it could lock it makes another, ``_locked_temporary``).
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        return 0
     removed = 0
-    for path in folder.rglob(f"*{TEMP_SUFFIX}") if recursive else folder.glob(f"*{TEMP_SUFFIX}"):
+    for path in _temporaries(Path(folder), recursive):
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
@@ -332,8 +385,22 @@ def remove_stale_temps(folder: str | os.PathLike[str], *, recursive: bool = Fals
             continue  # a live writer
         else:
             with contextlib.suppress(OSError):
-                path.unlink()
+                if stat.S_ISDIR(os.fstat(fd).st_mode):
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
                 removed += 1
         finally:
             os.close(fd)
     return removed
+
+
+def _temporaries(folder: Path, recursive: bool) -> list[Path]:
+    """The names in ``folder`` (and below it, not inside a temporary folder) that ``is_temporary`` takes."""
+    found: list[Path] = []
+    for parent, folders, files in os.walk(folder):  # links are not followed; a folder gone meanwhile is skipped
+        found += [Path(parent, name) for name in (*folders, *files) if name.endswith(TEMP_SUFFIX)]
+        if not recursive:
+            break
+        folders[:] = [name for name in folders if not name.endswith(TEMP_SUFFIX)]
+    return found

@@ -13,6 +13,7 @@ import pytest
 from tests.training.conftest import FIXED_STATES, training_row, write_training_folder
 from vgau_data.cli import main
 from vgau_data.errors import DatasetError
+from vgau_data.safe_io import is_temporary
 from vgau_data.training.exporters import EXPORTERS, ExportError, export_training, get_exporter
 from vgau_data.training.exporters.base import MANIFEST_NAME, PLAN_NAME
 from vgau_data.training.traces.record import TraceError
@@ -39,7 +40,7 @@ def test_every_exporter_writes_one_shard_per_family_split(
     ]
     assert all(s["rows"] > 0 for s in manifest["shards"])
     assert manifest["format"] == name and manifest["consumer"] == get_exporter(name).consumer
-    assert not list((tmp_path / "out").rglob(".*.tmp")), "no temporary file stays behind"
+    assert not [p for p in (tmp_path / "out").rglob("*") if is_temporary(p)], "no temporary file stays behind"
 
 
 @pytest.mark.parametrize("name", list(EXPORTERS))
@@ -72,7 +73,7 @@ def test_shards_split_rows_in_order_and_a_killed_export_resumes(
         export_training(source, exporter, out, shard_rows=2, progress=False)
     assert (out / PLAN_NAME).is_file() and not (out / MANIFEST_NAME).exists()
     done = sorted(p.name for p in out.rglob("*.parquet"))
-    assert done == ["train-00000-of-00003.parquet"] and not list(out.rglob(".*.tmp"))
+    assert done == ["train-00000-of-00003.parquet"] and not [p for p in out.rglob("*") if is_temporary(p)]
     monkeypatch.setattr(type(exporter), "convert", original)
     calls["n"] = 0
     assert _export(source, "verl", out, shard_rows=2)["shards"] == clean["shards"]

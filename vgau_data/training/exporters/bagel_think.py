@@ -18,8 +18,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from vgau_data.safe_io import atomic_folder
 from vgau_data.training.exporters.base import Exporter, ExportOptions, Shard
-from vgau_data.training.exporters.files import JsonlWriter, ShardWriter, SideFolder
+from vgau_data.training.exporters.files import JsonlWriter, ShardWriter
 from vgau_data.training.exporters.source import SourceRow
 from vgau_data.training.exporters.views import chain, drawing_question
 from vgau_data.training.traces.record import TraceError
@@ -30,29 +31,22 @@ def slot(name: str) -> str:
     return f"<image_start>[{name}]<image_end>"
 
 
-class ThinkTraceWriter(ShardWriter):
-    """A JSONL shard whose rows name image files; the files go to the shard's image folder first."""
+class ThinkTraceWriter(JsonlWriter):
+    """A JSONL shard whose rows name image files; the files' folder is put in place before the shard."""
 
     def __init__(self, shard: Shard, root: Path) -> None:
-        self._lines = JsonlWriter(shard.path)
-        self._images = SideFolder(shard.path.parent / "images" / shard.path.stem)
-        self._prefix = self._images.path.relative_to(root).as_posix()
+        super().__init__(shard.path)
+        folder = shard.path.parent / "images" / shard.path.stem
+        self._images = self._open.enter_context(atomic_folder(folder))
+        self._prefix = folder.relative_to(root).as_posix()
 
     def add(self, row: Mapping[str, Any]) -> None:
         line = dict(row["line"])
         for key, png in row["images"].items():
-            name = self._images.write(f"{row['index']:08d}_{key}.png", png)
+            name = f"{row['index']:08d}_{key}.png"
+            (self._images / name).write_bytes(png)
             line[key] = f"{self._prefix}/{name}"
-        self._lines.add(line)
-        self.rows += 1
-
-    def close(self) -> None:
-        self._images.close()
-        self._lines.close()
-
-    def abort(self) -> None:
-        self._images.abort()
-        self._lines.abort()
+        super().add(line)
 
 
 class BagelThinkExporter(Exporter):

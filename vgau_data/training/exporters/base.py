@@ -8,7 +8,8 @@ its consumer needs (a dataset card, ``dataset_info.json``, ``parquet_info``).
 ``export_training`` lays out ``<out>/<family>/<split>/<split>-NNNNN-of-NNNNN<suffix>``:
 shard ``k`` holds what the source rows ``k*R .. (k+1)*R - 1`` of that family's split
 convert to (``R`` = ``shard_rows``), so the shard count is known before any row is read,
-a rerun after a kill skips the shards already renamed into place, and the same inputs and
+a rerun after a kill skips the shards already renamed into place (and removes the
+temporary files the killed run left, ``safe_io.remove_stale_temps``), and the same inputs and
 options give the same bytes. The options and the inputs' fingerprints are written first
 (``export-plan.json``: a rerun with other ones is refused rather than mixed in); the
 manifest of every shard with its rows and sha256 is written last (``export.json``), so
@@ -26,7 +27,7 @@ from typing import Any, ClassVar
 
 from vgau_data import __version__
 from vgau_data.errors import VgauError
-from vgau_data.safe_io import sha256_of
+from vgau_data.safe_io import remove_stale_temps, sha256_of
 from vgau_data.training.exporters.files import ParquetWriter, ShardWriter, write_json
 from vgau_data.training.exporters.source import Source, SourceRow
 
@@ -219,6 +220,7 @@ def export_training(
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     _check_plan(root, _plan(exporter, options, groups, rows_per_shard, limit))
+    remove_stale_temps(root, recursive=True)  # what a killed export was writing
     wanted = [min(group.num_rows, limit or group.num_rows) for group in groups]
     kinds = [options.traces] if options.traces else []
     shards: list[Shard] = []
