@@ -15,7 +15,7 @@ from vgau_data.cli import main
 from vgau_data.errors import DatasetError
 from vgau_data.safe_io import is_temporary
 from vgau_data.training.exporters import EXPORTERS, ExportError, export_training, get_exporter
-from vgau_data.training.exporters.base import MANIFEST_NAME, PLAN_NAME
+from vgau_data.training.exporters.base import MANIFEST_NAME, PLAN_NAME, ExportOptions
 from vgau_data.training.traces.record import TraceError
 
 SOURCES = ("training_dir", "benchmark_dir")
@@ -182,7 +182,7 @@ def test_exports_load_with_datasets_by_config(name: str, training_dir: Path, tmp
     dataset = load_dataset(str(out), "klotski", split="train")
     assert len(dataset) >= 1
     if get_exporter(name).suffix == ".parquet":
-        assert set(dataset.features) == set(get_exporter(name).features())
+        assert set(dataset.features) == set(get_exporter(name).features(ExportOptions(traces=None, protocol="")))
 
 
 def test_stored_images_that_are_not_png_and_unreadable_solutions_are_refused(
@@ -224,3 +224,97 @@ def test_a_row_drawn_in_another_style_gets_its_computed_traces_in_that_style(tmp
     pq.write_table(bad, path)
     with pytest.raises(DatasetError, match="not a render style"):
         next(source.rows(source.select(["maze"])[0], 0, 1))
+
+
+@pytest.fixture(scope="module")
+def styled_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``vgau-data generate`` of maze: train with --render-variety, validation in the benchmark style, validation_ood."""
+    out = tmp_path_factory.mktemp("styled") / "rows"
+    common = ["--families", "maze", "--n", "2", "--lengths", "1-4", "--workers", "1", "--no-progress", "--out", str(out)]
+    for extra in (["--render-variety"], ["--split", "validation"], ["--split", "validation_ood"]):
+        assert main(["generate", *common, *extra]) == 0
+    return out
+
+
+def _source_rows(folder: Path) -> dict[str, dict]:
+    """The generated rows by id."""
+    return {row["id"]: row for path in folder.glob("*/*.parquet") for row in pq.read_table(path).to_pylist()}
+
+
+def _metadata(out: Path, name: str) -> list[dict]:
+    """Every output row's metadata, where its format keeps it: verl's ``extra_info``, else the row itself."""
+    rows = []
+    for path in sorted(out.glob(f"*/*/*{get_exporter(name).suffix}")):
+        if path.suffix == ".parquet":
+            rows += pq.read_table(path).to_pylist()
+        else:
+            rows += [json.loads(line) for line in path.read_text().splitlines()]
+    return [row["extra_info"] if name == "verl" else row for row in rows]
+
+
+@pytest.mark.parametrize("name", list(EXPORTERS))
+def test_every_format_carries_each_row_s_render_style_and_null_for_a_row_without_one(
+    name: str, styled_dir: Path, tmp_path: Path
+) -> None:
+    from datasets import load_dataset
+
+    from vgau_data.render_styles import OOD_STYLE
+
+    source = _source_rows(styled_dir)
+    out = tmp_path / name
+    _export(styled_dir, name, out)
+    metadata = _metadata(out, name)
+    assert {row["id"] for row in metadata} == set(source)
+    assert all(row["render_style"] == source[row["id"]].get("render_style") for row in metadata)
+    by_split: dict[str, set] = {}
+    for row in metadata:  # ids are <family>-<split>-<band>-<index>
+        by_split.setdefault(row["id"].split("-")[1], set()).add(row["render_style"])
+    assert by_split["validation"] == {None} and by_split["validation_ood"] == {OOD_STYLE.to_json()}
+    assert None not in by_split["train"] and len(by_split["train"]) > 1
+    for path in out.glob("*/*/*.parquet"):  # one string column in every shard, the all-null one too
+        schema = pq.read_schema(path)
+        field = schema.field("extra_info").type.field("render_style") if name == "verl" else schema.field("render_style")
+        assert field.type == pa.string()
+    loaded = load_dataset(str(out), "maze")  # every split of the config, as a trainer's loader reads them
+    assert set(loaded) == {"train", "validation", "validation_ood"}
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("name", list(EXPORTERS))
+def test_an_export_of_benchmark_style_rows_has_no_render_style_field(
+    name: str, source: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _export(request.getfixturevalue(source), name, out)
+    assert all("render_style" not in row for row in _metadata(out, name))
+    for path in out.glob("*/*/*.parquet"):
+        assert "render_style" not in pq.read_schema(path).to_string()
+
+
+@pytest.mark.parametrize("name", ["verl", "openrlhf"])
+def test_an_rl_prompt_of_a_styled_row_without_its_aid_shows_the_aid_in_the_row_s_style(
+    name: str, styled_dir: Path, tmp_path: Path
+) -> None:
+    """The rows store no oracle_aid: the export draws it, in the row's style, not the benchmark's."""
+    import base64
+
+    from vgau_data.oracle_aids import oracle_aid
+    from vgau_data.registry import get_family
+    from vgau_data.render_styles import RenderStyle
+    from vgau_data.rendering import png_bytes
+
+    source = _source_rows(styled_dir)
+    out = tmp_path / name
+    _export(styled_dir, name, out, protocol="oracle_gta")
+    if name == "verl":
+        table = [row for path in out.glob("maze/*/*.parquet") for row in pq.read_table(path).to_pylist()]
+        rows = [(row["extra_info"], [image["bytes"] for image in row["images"]]) for row in table]
+    else:
+        lines = [json.loads(line) for path in out.glob("maze/*/*.jsonl") for line in path.read_text().splitlines()]
+        rows = [(line, [base64.b64decode(uri.split(",", 1)[1]) for uri in line["images"]]) for line in lines]
+    assert len(rows) == len(source)
+    for meta, (board, aid) in rows:
+        spec = get_family("maze")
+        if meta["render_style"] is not None:
+            spec = spec.styled(RenderStyle.from_json(meta["render_style"]))
+        assert aid == png_bytes(oracle_aid(spec, spec.from_json(source[meta["id"]]["state"])))

@@ -36,8 +36,8 @@ def test_an_error_inside_the_writer_leaves_no_shard_no_temporary_and_the_rerun_t
     exporter = get_exporter(name)
     real = type(exporter).writer
 
-    def failing(self, shard):  # the second family's shard fails after its first row is written
-        writer = real(self, shard)
+    def failing(self, shard, options):  # the second family's shard fails after its first row is written
+        writer = real(self, shard, options)
         if shard.family == "sokoban":
             add = writer.add
 

@@ -58,7 +58,7 @@ def main(out_json: str, model_dir: str, cache_dir: str, *files: str) -> None:
                 "extra_info": {
                     k: v
                     for k, v in row["extra_info"].items()
-                    if k in ("family", "id", "split", "optimal_length", "band", "protocol", "index")
+                    if k in ("family", "id", "split", "optimal_length", "band", "protocol", "index", "render_style")
                 },
                 "index": row["index"],
             }

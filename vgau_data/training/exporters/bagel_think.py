@@ -59,7 +59,7 @@ class BagelThinkExporter(Exporter):
     suffix = ".jsonl"
     default_traces = "visual_cot"
 
-    def writer(self, shard: Shard) -> ShardWriter:
+    def writer(self, shard: Shard, options: ExportOptions) -> ShardWriter:
         return ThinkTraceWriter(shard, shard.path.parents[2])
 
     def convert(self, row: SourceRow, index: int, options: ExportOptions) -> Iterator[Mapping[str, Any]]:
@@ -84,7 +84,7 @@ class BagelThinkExporter(Exporter):
             "Question": "\n".join([*question, drawing_question(row, view, options.traces or "")]),
             "Text Reasoning Trace": "\n".join(pieces),
             "Final Answer": view.answer,
-            **row.metadata(),
+            **row.metadata(options.render_styles),
         }
         yield {"line": line, "images": files, "index": index}
 

@@ -18,6 +18,7 @@ an export without it is incomplete.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
@@ -43,10 +44,14 @@ class ExportError(VgauError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ExportOptions:
-    """What every exporter may read: the trace kind (SFT formats) or the prompt's protocol (RL formats)."""
+    """What every exporter may read: the trace kind (SFT formats) or the prompt's protocol (RL formats),
+    and whether its rows' metadata carries their ``render_style``."""
 
     traces: str | None
     protocol: str
+    render_styles: bool = False
+    """True when a source shard exported has a ``render_style`` column (``Group.styled``): every row of
+    the export then carries the field, its style's JSON or null (``SourceRow.style_metadata``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +86,14 @@ class Exporter:
     shard_rows: ClassVar[int] = 500
     row_group_rows: ClassVar[int] = 100
 
-    def features(self) -> Any:
+    def features(self, options: ExportOptions) -> Any:
         """The ``datasets.Features`` of a Parquet format's rows."""
         raise NotImplementedError
 
-    def writer(self, shard: Shard) -> ShardWriter:
+    def writer(self, shard: Shard, options: ExportOptions) -> ShardWriter:
         from vgau_data.builders.hub_folder import arrow_schema
 
-        return ParquetWriter(shard.path, arrow_schema(self.features()), self.row_group_rows)
+        return ParquetWriter(shard.path, arrow_schema(self.features(options)), self.row_group_rows)
 
     def convert(self, row: SourceRow, index: int, options: ExportOptions) -> Iterator[Mapping[str, Any]]:
         """The output rows of source row ``index`` (0-based within its family's split)."""
@@ -217,6 +222,7 @@ def export_training(
         raise ExportError("--shard-rows and --limit must be at least 1")
     src = Source(source)
     groups = src.select(families)
+    options = dataclasses.replace(options, render_styles=any(group.styled for group in groups))
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     _check_plan(root, _plan(exporter, options, groups, rows_per_shard, limit))
@@ -235,7 +241,7 @@ def export_training(
                 if shard.path.is_file():
                     bar.update(stop - start)
                     continue
-                writer = exporter.writer(shard)
+                writer = exporter.writer(shard, options)
                 try:
                     for position, row in enumerate(src.rows(group, start, stop, kinds), start):
                         for converted in exporter.convert(row, position, options):

@@ -36,14 +36,14 @@ class LlamaFactoryExporter(Exporter):
     consumer = "llamafactory-cli train ... --dataset_dir OUT --dataset vgau_<family>_<split>"
     default_traces = "text_cot"
 
-    def features(self) -> Any:
+    def features(self, options: ExportOptions) -> Any:
         from datasets import Features, Image, List, Value
 
         return Features(
             {
                 "conversations": List({"from": Value("string"), "value": Value("string")}),
                 "images": List(Image()),
-                **metadata_features(),
+                **metadata_features(options.render_styles),
             }
         )
 
@@ -57,7 +57,7 @@ class LlamaFactoryExporter(Exporter):
         yield {
             "conversations": [{"from": ROLE_TAGS[m["role"]], "value": flat_text(m)} for m in messages],
             "images": [{"bytes": pngs[i], "path": None} for m in messages for i in images(m)],
-            **row.metadata(),
+            **row.metadata(options.render_styles),
         }
 
     def finish(self, out: Path, shards: Sequence[Shard], options: ExportOptions) -> None:

@@ -8,7 +8,9 @@ the step (``label_text`` ``<image>``); ``action_reasoning`` takes the initial an
 board and labels the next step's text, or the final answer once the goal is reached.
 The question is the kind's ``drawn_question`` when it has one (the model draws the boards).
 A trace of ``n`` steps gives ``2n + 1`` rows; it needs a board after each step
-(``visual_cot``, ``aug_visual_cot``, ``exploratory``).
+(``visual_cot``, ``aug_visual_cot``, ``exploratory``). Each row also carries ``task``
+(``vgau_<family>``), the source row's ``id``, the ``step`` and, in an export of styled rows,
+``render_style`` (``SourceRow.style_metadata``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from vgau_data.training.exporters.base import Exporter, ExportError, ExportOptions
-from vgau_data.training.exporters.source import SourceRow
+from vgau_data.training.exporters.source import SourceRow, style_features
 from vgau_data.training.exporters.views import IMAGE_TAG, chain, drawing_question
 
 VISUALIZATION = "single_step_visualization"
@@ -33,7 +35,7 @@ class MvotExporter(Exporter):
     default_traces = "visual_cot"
     shard_rows = 200
 
-    def features(self) -> Any:
+    def features(self, options: ExportOptions) -> Any:
         from datasets import Features, Image, List, Value
 
         return Features(
@@ -47,6 +49,7 @@ class MvotExporter(Exporter):
                 "train_task": Value("string"),
                 "id": Value("string"),
                 "step": Value("int32"),
+                **style_features(options.render_styles),
             }
         )
 
@@ -60,26 +63,30 @@ class MvotExporter(Exporter):
         def image(i: int) -> dict[str, Any]:
             return {"bytes": pngs[i], "path": None}
 
+        def common(step: int) -> dict[str, Any]:
+            style = row.style_metadata(options.render_styles)
+            return {"task": f"vgau_{row.family}", "id": row.id, "step": step, **style}
+
         start = view.question_images[-1]
         header = f"{drawing_question(row, view, options.traces or '')}\nInitial board: {IMAGE_TAG}\n"
         for step, link in enumerate(links):
             history = "".join(f"{done.text}\n" for done in links[:step])
             before = [image(links[step - 1].image)] if step else []  # type: ignore[arg-type]
             seen = f"Current board: {IMAGE_TAG}\n" if step else ""
-            common = {"task": f"vgau_{row.family}", "id": row.id, "step": step + 1}
+            tags = common(step + 1)
             yield {
                 "idx": 2 * step, "input_text": f"{header}{history}{seen}{link.text}", "input_imgs": [image(start), *before],
-                "label_text": IMAGE_TAG, "label_imgs": [image(link.image)], "train_task": VISUALIZATION, **common,  # type: ignore[arg-type]
+                "label_text": IMAGE_TAG, "label_imgs": [image(link.image)], "train_task": VISUALIZATION, **tags,  # type: ignore[arg-type]
             }  # fmt: skip
             yield {
                 "idx": 2 * step + 1, "input_text": f"{header}{history}{seen}", "input_imgs": [image(start), *before],
-                "label_text": link.text, "label_imgs": [], "train_task": REASONING, **common,
+                "label_text": link.text, "label_imgs": [], "train_task": REASONING, **tags,
             }  # fmt: skip
         history = "".join(f"{done.text}\n" for done in links)
         yield {
             "idx": 2 * len(links), "input_text": f"{header}{history}Current board: {IMAGE_TAG}\n",
             "input_imgs": [image(start), image(links[-1].image)], "label_text": view.answer, "label_imgs": [],  # type: ignore[arg-type]
-            "train_task": REASONING, "task": f"vgau_{row.family}", "id": row.id, "step": len(links) + 1,
+            "train_task": REASONING, **common(len(links) + 1),
         }  # fmt: skip
 
 

@@ -7,7 +7,8 @@ One line per source row: ``prompt`` a one-message chat whose ``<image>`` tags Op
 the optimum from it, so no reward call solves the state), ``images``
 the protocol's images as PNG data URIs (``openrlhf.utils.vlm_utils.load_images`` decodes
 them: the file needs no image folder beside it), ``datasource`` ``vgau/<family>``, and the
-row's id, family, split, band, optimal length and protocol. The prompt is the verl
+row's id, family, split, band, optimal length and protocol (and ``render_style`` in an
+export of styled rows, ``SourceRow.style_metadata``). The prompt is the verl
 exporter's: the chosen single-turn protocol's first message.
 """
 
@@ -44,7 +45,7 @@ class OpenRlhfExporter(Exporter):
     suffix = ".jsonl"
     default_traces = None
 
-    def writer(self, shard: Shard) -> ShardWriter:
+    def writer(self, shard: Shard, options: ExportOptions) -> ShardWriter:
         return JsonlWriter(shard.path)
 
     def convert(self, row: SourceRow, index: int, options: ExportOptions) -> Iterator[Mapping[str, Any]]:
@@ -60,6 +61,7 @@ class OpenRlhfExporter(Exporter):
             "band": row.band,
             "optimal_length": row.optimal_length,
             "protocol": options.protocol,
+            **row.style_metadata(options.render_styles),
         }
 
 

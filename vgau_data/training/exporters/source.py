@@ -8,7 +8,9 @@ rows carry ``id, task, difficulty, optimal_length, image, oracle_aid, state, sol
 question, seed``, read as family = task, band = difficulty, prompt = question, split =
 ``test``. A row without the trace column an export asks for gets that trace computed on
 the fly from its state and solution, seeded by its ``seed`` (``trace_rng``), exactly as
-``generate`` computes it, in the row's render style.
+``generate`` computes it, in the row's render style. An export of a folder whose shards have
+``render_style`` carries it in every format's metadata, null for a row drawn without one
+(``SourceRow.style_metadata``); an export of benchmark-style rows has no such field.
 
 Reading is streamed: ``Source.rows(group, start, stop)`` reads only the Parquet row groups
 that hold rows ``start..stop`` of a family's split, and only the columns an export needs.
@@ -37,11 +39,12 @@ from vgau_data.training.traces.record import TraceError, parse_record
 SHARD_NAME = re.compile(r"(?P<split>[a-z][a-z0-9_]{0,39})-(?P<index>\d{5})-of-(?P<count>\d{5})\.parquet")
 BENCHMARK_COLUMNS: Mapping[str, str] = {"task": "family", "difficulty": "band", "question": "prompt"}
 """Benchmark column -> the training column it stands for."""
+STYLE_COLUMN = "render_style"
 ROW_COLUMNS: tuple[str, ...] = (
     "id", "family", "band", "seed", "optimal_length", "state", "solution", "prompt", "image", "oracle_aid",
-    "render_style",
+    STYLE_COLUMN,
 )  # fmt: skip
-OPTIONAL_COLUMNS: frozenset[str] = frozenset({"oracle_aid", "render_style"})
+OPTIONAL_COLUMNS: frozenset[str] = frozenset({"oracle_aid", STYLE_COLUMN})
 FOOTER_BYTES = 8
 BATCH_ROWS = 16
 """Rows decoded at a time while reading (a training row with a long trace holds a few MB of images)."""
@@ -97,27 +100,54 @@ class SourceRow:
             text, images = columns[f"trace_{kind}"], columns[f"trace_{kind}_images"]
         return parse_record(text, len(images)), images
 
-    def metadata(self) -> dict[str, Any]:
-        """What every SFT format carries beside its trace: what a reward or a filter needs (``metadata_features``)."""
+    def metadata(self, render_styles: bool) -> dict[str, Any]:
+        """What every SFT format carries beside its trace: what a reward or a filter needs (``metadata_features``),
+        with ``style_metadata(render_styles)`` last."""
         return {
             "id": self.id, "family": self.family, "split": self.split, "band": self.band,
-            "optimal_length": self.optimal_length, "state": self.state,
+            "optimal_length": self.optimal_length, "state": self.state, **self.style_metadata(render_styles),
         }  # fmt: skip
 
-    def instance_row(self) -> dict[str, Any]:
-        """The row as the protocol drivers read it (``integrations.prompts.first_message``)."""
+    def style_metadata(self, render_styles: bool) -> dict[str, str | None]:
+        """``{"render_style": the style's JSON (``RenderStyle.to_json``), None for a row drawn without one}``
+        in an export that carries styles (``ExportOptions.render_styles``), else nothing: a benchmark-style export
+        has the same bytes as before styles existed."""
+        if not render_styles:
+            return {}
+        return {STYLE_COLUMN: None if self.render_style is None else self.render_style.to_json()}
+
+    def instance_row(self, *, with_aid: bool = False) -> dict[str, Any]:
+        """The row as the protocol drivers read it (``integrations.prompts.first_message``).
+
+        ``with_aid``: the prompt shows the oracle aid. A row drawn in a style but stored without
+        its aid gets it drawn now, in that style (the drivers would draw the benchmark's look,
+        at the benchmark's size, beside a board in another).
+        """
+        aid: Any = self.oracle_aid
+        if with_aid and aid is None and self.render_style is not None:
+            from vgau_data.oracle_aids import oracle_aid
+
+            aid = oracle_aid(self.spec, self.initial_state())
         return {
             "id": self.id, "task": self.family, "difficulty": self.band, "optimal_length": self.optimal_length,
-            "state": self.state, "image": self.image, "oracle_aid": self.oracle_aid,
+            "state": self.state, "image": self.image, "oracle_aid": aid,
         }  # fmt: skip
 
 
-def metadata_features() -> dict[str, Any]:
+def metadata_features(render_styles: bool) -> dict[str, Any]:
     """The ``datasets`` features of ``SourceRow.metadata``."""
     from datasets import Value
 
     names = ("id", "family", "split", "band", "optimal_length", "state")
-    return {name: Value("int32" if name == "optimal_length" else "string") for name in names}
+    features = {name: Value("int32" if name == "optimal_length" else "string") for name in names}
+    return features | style_features(render_styles)
+
+
+def style_features(render_styles: bool) -> dict[str, Any]:
+    """The ``datasets`` feature of ``SourceRow.style_metadata``: a string, null where a row has no style."""
+    from datasets import Value
+
+    return {STYLE_COLUMN: Value("string")} if render_styles else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +175,11 @@ class Group:
     @property
     def num_rows(self) -> int:
         return sum(f.num_rows for f in self.files)
+
+    @property
+    def styled(self) -> bool:
+        """Whether a shard of the group has a ``render_style`` column (rows drawn in other looks)."""
+        return any(STYLE_COLUMN in f.columns for f in self.files)
 
 
 class Source:

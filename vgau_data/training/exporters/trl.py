@@ -7,8 +7,9 @@ One output row per assistant reply of a trace: ``prompt`` is every message befor
 completion must be text). A multi-turn VCoT trace of ``n`` steps gives ``n`` rows, each
 with the whole conversation so far, as the evaluation protocol sends it; with
 ``completion_only_loss`` (TRL's default for prompt-completion data) each step is learned
-once. ``id``, ``family``, ``split``, ``band``, ``optimal_length``, ``state`` and ``turn``
-ride along (TRL passes every extra column to reward functions as a keyword).
+once. ``id``, ``family``, ``split``, ``band``, ``optimal_length``, ``state`` (and
+``render_style`` in an export of styled rows), ``trace`` and ``turn`` ride along (TRL passes
+every extra column to reward functions as a keyword).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class TrlExporter(Exporter):
     default_traces = "text_cot"
     shard_rows = 200
 
-    def features(self) -> Any:
+    def features(self, options: ExportOptions) -> Any:
         from datasets import Features, Image, List, Value
 
         content = List({"type": Value("string"), "text": Value("string")})
@@ -47,7 +48,7 @@ class TrlExporter(Exporter):
                 "prompt": messages,
                 "completion": messages,
                 "images": List(Image()),
-                **metadata_features(),
+                **metadata_features(options.render_styles),
                 "trace": Value("string"),
                 "turn": Value("int32"),
             }
@@ -66,7 +67,7 @@ class TrlExporter(Exporter):
                 "prompt": [_message(m) for m in prompt],
                 "completion": [{"role": "assistant", "content": [{"type": "text", "text": "\n".join(texts(message))}]}],
                 "images": [{"bytes": pngs[i], "path": None} for m in prompt for i in images(m)],
-                **row.metadata(),
+                **row.metadata(options.render_styles),
                 "trace": options.traces,
                 "turn": turn,
             }

@@ -59,7 +59,7 @@ class UnifiedEditExporter(Exporter):
     shard_rows = 500
     row_group_rows = 100
 
-    def features(self) -> Any:
+    def features(self, options: ExportOptions) -> Any:
         from datasets import Features, List, Value
 
         return Features(
@@ -67,7 +67,7 @@ class UnifiedEditExporter(Exporter):
                 "instruction_list": List(Value("string")),
                 "image_list": List(Value("binary")),
                 "output_text_list": List(Value("string")),
-                **metadata_features(),
+                **metadata_features(options.render_styles),
             }
         )
 
@@ -79,7 +79,7 @@ class UnifiedEditExporter(Exporter):
             "instruction_list": [drawing_question(row, view, options.traces or "")],
             "image_list": [pngs[view.question_images[-1]], *(pngs[i] for i in later)],
             "output_text_list": output_texts(view.links, view.answer),
-            **row.metadata(),
+            **row.metadata(options.render_styles),
         }
 
     def finish(self, out: Path, shards: Sequence[Shard], options: ExportOptions) -> None:

@@ -5,7 +5,7 @@ stand where the protocol's images go (``RLHFDataset`` splits the content on them
 checks their count against ``images``), ``images`` a list of ``{"bytes": png}``,
 ``ability`` ``visual_planning``, ``reward_model`` ``{"style": "rule", "ground_truth":
 <state JSON>}`` and ``extra_info`` ``{family, id, split, optimal_length, band, protocol,
-index}``: all that ``vgau_data.rewards.verl.compute_score`` reads to replay a response on
+index}`` (and ``render_style`` in an export of styled rows, ``SourceRow.style_metadata``): all that ``vgau_data.rewards.verl.compute_score`` reads to replay a response on
 the row's own state. The prompt is the first message of the chosen single-turn protocol
 (``--protocol``, default ``text_cot``), built by the protocol drivers the benchmark runs.
 """
@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from vgau_data.training.exporters.base import Exporter, ExportOptions
-from vgau_data.training.exporters.source import SourceRow
+from vgau_data.training.exporters.source import SourceRow, style_features
 from vgau_data.training.exporters.views import protocol_prompt
 
 
@@ -29,7 +29,7 @@ class VerlExporter(Exporter):
     )
     default_traces = None
 
-    def features(self) -> Any:
+    def features(self, options: ExportOptions) -> Any:
         from datasets import Features, List, Value
 
         return Features(
@@ -47,6 +47,7 @@ class VerlExporter(Exporter):
                     "band": Value("string"),
                     "protocol": Value("string"),
                     "index": Value("int64"),
+                    **style_features(options.render_styles),
                 },
             }
         )
@@ -67,6 +68,7 @@ class VerlExporter(Exporter):
                 "band": row.band,
                 "protocol": options.protocol,
                 "index": index,
+                **row.style_metadata(options.render_styles),
             },
         }
 
