@@ -234,13 +234,7 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
             disk, a read-only folder); it is removed and ``path`` is left as it was.
     """
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = _locked_temporary(path)
-    except OSError as error:
-        raise WriteError(f"{path}: cannot write ({error.strerror or error})") from None
-    done = False
-    try:
+    with _renamed_into_place(path, folder=False) as (fd, _):
         try:
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except OSError:
@@ -250,16 +244,63 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
             yield handle
             handle.flush()
             os.fsync(fd)
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A new, empty temporary folder whose files replace the folder ``path`` when the block ends without error.
+
+    Write plain files straight into the folder yielded (no subfolders). On success each is
+    fsynced, then the folder; a folder already at ``path`` is removed, the temporary one
+    renamed onto it and the parent fsynced. On an error the temporary folder goes and
+    ``path`` is left as it was. Replacing an old folder takes two steps (remove, rename):
+    a reader that must never see ``path`` missing needs a file renamed into place after it
+    (an exporter's shard, written once its image folder is in place).
+
+    Raises:
+        WriteError: the folder could not be made, synced or renamed.
+    """
+    path = Path(path)
+    with _renamed_into_place(path, folder=True) as (fd, temporary):
+        os.fchmod(fd, 0o777 & ~_umask())  # what mkdir would have made (mkdtemp makes 0700)
+        yield temporary
+        with os.scandir(temporary) as entries:
+            for entry in entries:
+                with open(entry.path, "rb") as handle:
+                    os.fsync(handle.fileno())
+        os.fsync(fd)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+
+
+@contextlib.contextmanager
+def _renamed_into_place(path: Path, *, folder: bool) -> Iterator[tuple[int, Path]]:
+    """The locked temporary file or folder of ``path`` (``_locked_temporary``), renamed onto
+    ``path`` (then the parent fsynced) when the block, which syncs what it wrote, ends without
+    error, and removed otherwise; an ``OSError`` on the way is a ``WriteError``."""
+    what, previous = ("the folder", "one") if folder else ("it", "file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = _locked_temporary(path, folder=folder)
+    except OSError as error:
+        raise WriteError(f"{path}: cannot write{' the folder' if folder else ''} ({error.strerror or error})") from None
+    temporary = Path(name)
+    done = False
+    try:
+        yield fd, temporary
         os.replace(temporary, path)
         done = True
         _fsync_folder(path.parent)
     except OSError as error:
         raise WriteError(
-            f"{path}: could not write it whole ({error.strerror or error}); the previous file, if any, is unchanged"
+            f"{path}: could not write {what} whole ({error.strerror or error}); the previous {previous}, if any, "
+            "is unchanged"
         ) from None
     finally:
         os.close(fd)
-        if not done:
+        if not done and folder:
+            shutil.rmtree(temporary, ignore_errors=True)
+        elif not done:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
 
@@ -286,51 +327,6 @@ def _locked_temporary(path: Path, *, folder: bool = False) -> tuple[int, str]:
             pass
         os.close(fd)
     raise OSError(f"{TEMP_ATTEMPTS} temporary files were removed before they could be locked")
-
-
-@contextlib.contextmanager
-def atomic_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """A new, empty temporary folder whose files replace the folder ``path`` when the block ends without error.
-
-    Write plain files straight into the folder yielded (no subfolders). On success each is
-    fsynced, then the folder; a folder already at ``path`` is removed, the temporary one
-    renamed onto it and the parent fsynced. On an error the temporary folder goes and
-    ``path`` is left as it was. Replacing an old folder takes two steps (remove, rename):
-    a reader that must never see ``path`` missing needs a file renamed into place after it
-    (an exporter's shard, written once its image folder is in place).
-
-    Raises:
-        WriteError: the folder could not be made, synced or renamed.
-    """
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = _locked_temporary(path, folder=True)
-    except OSError as error:
-        raise WriteError(f"{path}: cannot write the folder ({error.strerror or error})") from None
-    temporary = Path(name)
-    done = False
-    try:
-        os.fchmod(fd, 0o777 & ~_umask())  # what mkdir would have made (mkdtemp makes 0700)
-        yield temporary
-        with os.scandir(temporary) as entries:
-            for entry in entries:
-                with open(entry.path, "rb") as handle:
-                    os.fsync(handle.fileno())
-        os.fsync(fd)
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        os.replace(temporary, path)
-        done = True
-        _fsync_folder(path.parent)
-    except OSError as error:
-        raise WriteError(
-            f"{path}: could not write the folder whole ({error.strerror or error}); the previous one, if any, is unchanged"
-        ) from None
-    finally:
-        os.close(fd)
-        if not done:
-            shutil.rmtree(temporary, ignore_errors=True)
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
