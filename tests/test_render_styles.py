@@ -26,6 +26,7 @@ from vgau_data.render_styles import (
     TRAINING_PALETTES,
     PaletteShift,
     RenderStyle,
+    parse_render_style,
     sample_style,
     training_styles,
 )
@@ -109,11 +110,20 @@ def test_render_style__json_round_trips_and_refuses_what_is_not_a_style() -> Non
     for text in (
         "", "[]", '{"palette":"soft"}', "x" * 10_000, '{"palette":"neon","line_scale":1,"cell_scale":1}',
         '{"palette":"soft","line_scale":9,"cell_scale":1}', '{"palette":"soft","line_scale":true,"cell_scale":1}',
+        '{"palette":["soft"],"line_scale":1,"cell_scale":1}',
     ):  # fmt: skip
         with pytest.raises(VgauError):
             RenderStyle.from_json(text)
     with pytest.raises(VgauError, match="not a render style"):
         RenderStyle.from_json(3)  # type: ignore[arg-type]
+
+
+def test_parse_render_style__reads_a_rows_cell_and_names_the_row_when_it_is_not_a_style() -> None:
+    assert parse_render_style(None, "row 'a'") is None and parse_render_style(OOD_STYLE, "row 'a'") is OOD_STYLE
+    assert parse_render_style(OOD_STYLE.to_json(), "row 'a'") == OOD_STYLE
+    for cell in ("faded", b"{}", 1.5, '{"palette":{},"line_scale":1,"cell_scale":1}'):
+        with pytest.raises(VgauError, match=r"^row 'a': (not a render style|unknown palette)"):
+            parse_render_style(cell, "row 'a'")
 
 
 def test_palettes__keep_every_colour_near_its_hue_so_the_prompts_colour_words_stay_true() -> None:

@@ -89,8 +89,8 @@ class RenderStyle:
     cell_scale: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.palette not in PALETTES:
-            raise VgauError(f"unknown palette {self.palette!r}; choose from {', '.join(PALETTES)}")
+        if not isinstance(self.palette, str) or self.palette not in PALETTES:
+            raise VgauError(f"unknown palette {self.palette!r:.40}; choose from {', '.join(PALETTES)}")
         for name in ("line_scale", "cell_scale"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.5 <= value <= 2.0:
@@ -149,6 +149,37 @@ class RenderStyle:
         if not isinstance(value, dict) or set(value) != {"palette", "line_scale", "cell_scale"}:
             raise VgauError(f"not a render style: {str(text)[:80]!r}")
         return cls(**value)
+
+
+STYLE_COLUMN: Final = "render_style"
+"""The column (and export metadata key) holding a row's style JSON; a benchmark row has none."""
+
+
+def parse_render_style(value: object, where: str) -> RenderStyle | None:
+    """The style a row's ``render_style`` cell (or metadata key) holds: None for a row drawn in the
+    benchmark's look (no value), the style for its JSON (``RenderStyle.to_json``) or a ``RenderStyle``.
+
+    Raises:
+        VgauError: one line, ``"<where>: not a render style: ..."``, for anything else.
+
+    Example:
+        >>> parse_render_style('{"cell_scale":1.5,"line_scale":2.0,"palette":"faded"}', "row 7") == OOD_STYLE
+        True
+    """
+    if value is None or isinstance(value, RenderStyle):
+        return value
+    if not isinstance(value, str):
+        raise VgauError(f"{where}: not a render style: a {type(value).__name__}, not the style's JSON string")
+    try:
+        return _style_of_json(value)
+    except VgauError as error:
+        raise VgauError(f"{where}: {error}") from None
+
+
+@functools.lru_cache(maxsize=1024)
+def _style_of_json(text: str) -> RenderStyle:
+    """``RenderStyle.from_json``, cached: every step and reward of a row reads the same string."""
+    return RenderStyle.from_json(text)
 
 
 BENCHMARK_STYLE: Final = RenderStyle()

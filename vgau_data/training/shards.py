@@ -27,7 +27,7 @@ from typing import Any, Final
 from vgau_data.builders.hub_folder import write_parquet
 from vgau_data.puzzles import prompts
 from vgau_data.registry import FAMILIES
-from vgau_data.render_styles import OOD_STYLE, RenderStyle, sample_style
+from vgau_data.render_styles import OOD_STYLE, STYLE_COLUMN, RenderStyle, sample_style
 from vgau_data.safe_io import sha256_of
 from vgau_data.training.bands import Band
 from vgau_data.training.catalog import chunk_path, read_rows
@@ -87,7 +87,7 @@ def row_features(options: RowOptions) -> Any:
         "image": Image(),
     }
     if options.look != "benchmark":
-        columns["render_style"] = Value("string")
+        columns[STYLE_COLUMN] = Value("string")
     if options.with_aid:
         columns["oracle_aid"] = Image()
     for name in options.traces:
@@ -127,7 +127,7 @@ def training_row(family: str, split: str, band: Band, entry: Mapping[str, Any], 
         "image": _image_cell(encode_image(spec.render(state), COLUMN_CODECS["image"])),
     }
     if style is not None:
-        row["render_style"] = style.to_json()
+        row[STYLE_COLUMN] = style.to_json()
     if options.with_aid:
         row["oracle_aid"] = _image_cell(encode_image(oracle_aid(spec, state), COLUMN_CODECS["oracle_aid"]))
     for name in options.traces:
