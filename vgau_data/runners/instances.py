@@ -20,6 +20,7 @@ from vgau_data.errors import VgauError
 from vgau_data.metrics.scoring import make_reference
 from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES, get_family
+from vgau_data.render_styles import STYLE_COLUMN, RenderStyle, parse_render_style
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -42,6 +43,11 @@ class Instance:
 
     Images are held as the dataset's PNG bytes and decoded on access (a whole run's
     boards as pixels would take a gigabyte); a PIL image may be given instead.
+
+    ``render_style`` is the look a training row is drawn in (its ``render_style`` column,
+    docs/render-styles.md); None, as for every benchmark row, is the benchmark's look.
+    ``family`` is the family as drawn in that style, so every board, aid and reading an
+    episode makes after the first matches the row's own image.
     """
 
     id: str
@@ -52,6 +58,7 @@ class Instance:
     image_data: bytes | Image.Image = field(compare=False, repr=False)
     oracle_aid_data: bytes | Image.Image | None = field(default=None, compare=False, repr=False)
     oracle_vr_data: bytes | Image.Image | None = field(default=None, compare=False, repr=False)
+    render_style: RenderStyle | None = None
 
     @property
     def image(self) -> Image.Image:
@@ -65,7 +72,9 @@ class Instance:
 
     @property
     def family(self) -> FamilySpec:
-        return get_family(self.task)
+        """The row's family, drawn in the row's style (``FamilySpec.styled``, cached)."""
+        spec = get_family(self.task)
+        return spec if self.render_style is None else spec.styled(self.render_style)
 
     @property
     def reference(self) -> str:
@@ -125,9 +134,14 @@ def _image_data(value: Any) -> bytes | Image.Image | None:
 def instance_from_row(row: dict[str, Any]) -> Instance:
     """An ``Instance`` from a dataset row dict (raw Parquet cells or decoded ``datasets`` rows).
 
-    A row without an image gets its board rendered from the state.
+    A row without an image gets its board rendered from the state, in the row's
+    ``render_style`` when it has one (a style's JSON or a ``RenderStyle``; anything else is a
+    one-line ``VgauError`` naming the row).
     """
     family = get_family(str(row["task"]))
+    style = parse_render_style(row.get(STYLE_COLUMN), f"row {row.get('id')!r:.60}")
+    if style is not None:
+        family = family.styled(style)
     image = _image_data(row.get("image"))
     if image is None:
         image = family.render(family.from_json(str(row["state"])))
@@ -140,6 +154,7 @@ def instance_from_row(row: dict[str, Any]) -> Instance:
         image_data=image,
         oracle_aid_data=_image_data(row.get("oracle_aid")),
         oracle_vr_data=_image_data(row.get("oracle_vr")),
+        render_style=style,
     )
 
 

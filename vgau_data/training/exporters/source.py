@@ -31,7 +31,7 @@ from typing import Any
 from vgau_data.errors import DatasetError, VgauError
 from vgau_data.puzzles.base import AnswerError, FamilySpec
 from vgau_data.registry import FAMILIES, get_family
-from vgau_data.render_styles import RenderStyle
+from vgau_data.render_styles import STYLE_COLUMN, RenderStyle, parse_render_style
 from vgau_data.rendering import PNG_SIGNATURE
 from vgau_data.training.traces import get_trace_kind, trace_rng
 from vgau_data.training.traces.record import TraceError, parse_record
@@ -39,7 +39,6 @@ from vgau_data.training.traces.record import TraceError, parse_record
 SHARD_NAME = re.compile(r"(?P<split>[a-z][a-z0-9_]{0,39})-(?P<index>\d{5})-of-(?P<count>\d{5})\.parquet")
 BENCHMARK_COLUMNS: Mapping[str, str] = {"task": "family", "difficulty": "band", "question": "prompt"}
 """Benchmark column -> the training column it stands for."""
-STYLE_COLUMN = "render_style"
 ROW_COLUMNS: tuple[str, ...] = (
     "id", "family", "band", "seed", "optimal_length", "state", "solution", "prompt", "image", "oracle_aid",
     STYLE_COLUMN,
@@ -116,21 +115,12 @@ class SourceRow:
             return {}
         return {STYLE_COLUMN: None if self.render_style is None else self.render_style.to_json()}
 
-    def instance_row(self, *, with_aid: bool = False) -> dict[str, Any]:
-        """The row as the protocol drivers read it (``integrations.prompts.first_message``).
-
-        ``with_aid``: the prompt shows the oracle aid. A row drawn in a style but stored without
-        its aid gets it drawn now, in that style (the drivers would draw the benchmark's look,
-        at the benchmark's size, beside a board in another).
-        """
-        aid: Any = self.oracle_aid
-        if with_aid and aid is None and self.render_style is not None:
-            from vgau_data.oracle_aids import oracle_aid
-
-            aid = oracle_aid(self.spec, self.initial_state())
+    def instance_row(self) -> dict[str, Any]:
+        """The row as the protocol drivers read it (``integrations.prompts.first_message``), with its style:
+        an aid the row does not store is drawn in the row's look (``Instance.family``)."""
         return {
             "id": self.id, "task": self.family, "difficulty": self.band, "optimal_length": self.optimal_length,
-            "state": self.state, "image": self.image, "oracle_aid": aid,
+            "state": self.state, "image": self.image, "oracle_aid": self.oracle_aid, STYLE_COLUMN: self.render_style,
         }  # fmt: skip
 
 
@@ -337,14 +327,10 @@ def _row(cells: dict[str, Any], source_file: SourceFile, traces: Sequence[str]) 
     image = _image_bytes(values["image"], where)
     if image is None:
         raise DatasetError(f"{where}: the row has no board image")
-    style = values.get("render_style")
-    if style is not None:
-        if not isinstance(style, str):
-            raise DatasetError(f"{where}: column 'render_style' is not a string")
-        try:
-            style = RenderStyle.from_json(style)
-        except VgauError as error:
-            raise DatasetError(f"{where}: {error}") from None
+    try:
+        style = parse_render_style(values.get(STYLE_COLUMN), where)
+    except VgauError as error:
+        raise DatasetError(str(error)) from None
     found = {}
     for kind in traces:
         if f"trace_{kind}" in values:

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from vgau_data.training.exporters.source import SourceRow
 
 IMAGE_TAG = "<image>"
-AID_PROTOCOLS = frozenset({"oracle_gta"})
-"""The single-turn protocols whose first message shows the oracle aid beside the board."""
 
 
 def texts(message: Mapping[str, Any]) -> list[str]:
@@ -128,7 +126,7 @@ def protocol_prompt(row: SourceRow, protocol: str) -> tuple[list[bytes], str]:
     """(PNG images, text with one ``<image>`` per image first) of ``protocol``'s first message on ``row``."""
     from vgau_data.integrations.prompts import first_message
 
-    pictures, text = first_message(row.instance_row(with_aid=protocol in AID_PROTOCOLS), protocol)
+    pictures, text = first_message(row.instance_row(), protocol)
     if IMAGE_TAG in text:
         raise TraceError(f"row {row.id}: the prompt text holds the image tag {IMAGE_TAG!r}")
     return [png_bytes(picture) for picture in pictures], IMAGE_TAG * len(pictures) + text
