@@ -5,12 +5,14 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
 
+from tests.rewards.conftest import row_spec
 from vgau_data.oracle_aids import oracle_aid, prompted_layer
 from vgau_data.puzzles.base import Illegal
 from vgau_data.registry import FAMILIES
@@ -206,3 +208,64 @@ def test_drawn_steps__from_the_trl_and_verl_adapters(reward_rows: list[dict[str,
     pixels = np.asarray(board).transpose(2, 0, 1)
     result = compute_image_score("vgau/parking", pixels, row["state"], {"purpose": "drawn_step"})
     assert result["score"] == result["next_state"] == result["move"] == 1.0
+
+
+def test_drawn_step_of_a_styled_row__pays_its_styled_next_board_and_not_a_wrong_one(
+    styled_export: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    """Through TRL's reward, on a --render-variety export: each row's oracle next board, drawn in the
+    row's style, pays 1; the board before the step and a board with one wrong cell, in that style, pay 0."""
+    from vgau_data.oracle_aids import oracle_image
+    from vgau_data.rewards.trl import make_image_reward
+
+    rows = styled_export("trl")
+    reward, move = make_image_reward(purpose="drawn_step"), make_image_reward("move", purpose="drawn_step")
+    drawings, columns = [], {name: [] for name in ("id", "family", "state", "optimal_length", "render_style")}
+    for row in rows:
+        spec = row_spec(row["family"], row["render_style"])
+        state = spec.from_json(row["state"])
+        after = spec.apply_step(state, spec.oracle_steps(state)[0])
+        drawings += [oracle_image(spec, after, "next_state"), spec.render(state),
+                     spec.render(spec.fidelity.perturb(after, 1, rng_for(3)))]  # fmt: skip
+        for name, values in columns.items():
+            values += [row[name]] * 3
+    got = reward(completions=[""] * len(drawings), drawn_images=drawings, **columns)
+    assert got == [1.0, 0.0, 0.0] * len(rows)
+    assert move(completions=[""] * len(drawings), drawn_images=drawings, **columns) == [1.0, 0.0, 0.0] * len(rows)
+    unstyled = reward(completions=[""] * len(drawings), drawn_images=drawings, **{**columns, "render_style": None})
+    assert unstyled[::3] != [1.0] * len(rows)  # some styled boards do not read as the benchmark's: the style matters
+
+
+def test_a_styled_rows_aid_and_next_state__read_in_its_style_through_verl(
+    styled_export: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    """verl-omni's call, with the export's extra_info (render_style inside): the styled aid and next board pay."""
+    from vgau_data.rewards.verl import compute_image_score
+
+    for row in styled_export("verl"):
+        extra = row["extra_info"]
+        spec = row_spec(extra["family"], extra["render_style"])
+        truth = row["reward_model"]["ground_truth"]
+        state = spec.from_json(truth)
+        step = spec.oracle_steps(state)[0]
+        board = np.asarray(spec.render(spec.apply_step(state, step))).transpose(2, 0, 1)  # what the manager passes
+        result = compute_image_score(row["data_source"], board, truth, {**extra, "purpose": "next_state",
+                                                                       "step": spec.format_step(step)})  # fmt: skip
+        assert result["score"] == result["move"] == 1.0, extra["id"]
+        aid = compute_image_score(row["data_source"], oracle_aid(spec, state), truth, {**extra, "purpose": "aid"})
+        assert aid["score"] == 1.0 and aid["grid"] > 0.99, extra["id"]
+
+
+def test_an_image_reward_of_a_row_whose_style_is_not_one__names_the_row(reward_rows: list[dict[str, Any]]) -> None:
+    from vgau_data.errors import VgauError
+    from vgau_data.rewards.trl import make_image_reward
+    from vgau_data.rewards.verl import compute_image_score
+
+    row = reward_rows[0]
+    board = FAMILIES[row["task"]].render(FAMILIES[row["task"]].from_json(row["state"]))
+    with pytest.raises(VgauError, match=f"^row '{row['id']}': not a render style"):
+        make_image_reward(purpose="drawn_step")(completions=[""], drawn_images=[board], state=[row["state"]],
+                                                id=[row["id"]], render_style=["{}"])  # fmt: skip
+    with pytest.raises(VgauError, match=f"^row '{row['id']}': unknown palette"):
+        compute_image_score(f"vgau/{row['task']}", board, row["state"],
+                            {"id": row["id"], "render_style": '{"palette":"x","line_scale":1,"cell_scale":1}'})

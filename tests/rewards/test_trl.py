@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.rewards.conftest import assert_board, row_spec
+from vgau_data.errors import VgauError
 from vgau_data.puzzles import prompts
 from vgau_data.registry import FAMILIES
 from vgau_data.rewards import RewardError
@@ -168,6 +170,85 @@ def test_environment__an_illegal_or_unreadable_step_ends_the_episode_unsolved(re
     assert env.get_reward() == pytest.approx(1 / row["optimal_length"])  # progress: one step of the optimum
     with pytest.raises(RewardError, match="plays oracle_vcot or oracle_aug_vcot"):
         PuzzleEnvironment(protocol="text_cot")
+
+
+def _episode_images(env: PuzzleEnvironment, row: dict[str, Any], steps: list[str]) -> list[Any]:
+    """Every image the environment returns for ``row``: the first board(s), then one board per step."""
+    images = [part["image"] for part in env.reset(**row) if part["type"] == "image"]
+    for step in steps:
+        shown = [part["image"] for part in env.step(step) if part["type"] == "image"]
+        assert len(shown) == 1
+        images += shown
+    return images
+
+
+def test_environment__draws_every_board_of_a_styled_export_row_in_its_style(
+    styled_export: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    """A TRL export of --render-variety / validation / validation_ood rows: each later board (and
+    Aug-VCoT's annotation) is the row's styled board of the true state, at the styled size."""
+    rows = styled_export("trl")
+    styles = {row["render_style"] for row in rows}
+    assert None in styles and len(styles) > 2  # benchmark-style rows beside styled ones
+    resized = 0
+    for row in rows:
+        spec = row_spec(row["family"], row["render_style"])
+        resized += spec.geometry.size != FAMILIES[row["family"]].geometry.size
+        state = spec.from_json(row["state"])
+        answer = spec.solve(state).answer
+        trajectory = spec.trajectory(state, answer)
+        steps = [spec.format_step(step) for step in spec.oracle_steps(state, answer)]
+        for protocol, annotated in (("oracle_vcot", False), ("oracle_aug_vcot", True)):
+            env = PuzzleEnvironment(protocol=protocol)
+            first, *later = _episode_images(env, row, steps)
+            assert_board(spec, first, state)
+            if annotated:
+                aid, *later = later
+                assert_board(spec, aid, state, annotated=True)
+            assert len(later) == len(trajectory)
+            for image, shown in zip(later, trajectory):
+                assert_board(spec, image, shown, annotated=annotated)
+            assert env.get_reward() == 1.0, row["id"]
+    assert resized > len(rows) // 2  # most styles change the cell size, so the board's
+
+
+def test_environment__a_benchmark_row_is_drawn_by_the_benchmark_family(reward_rows: list[dict[str, Any]]) -> None:
+    """A row with no render_style: the registry's own family, its boards and no style column anywhere."""
+    for row in reward_rows[::4]:
+        instance = instance_from_columns(row)
+        assert instance.render_style is None and instance.family is FAMILIES[row["task"]]
+        spec, env = FAMILIES[row["task"]], PuzzleEnvironment(protocol="oracle_aug_vcot")
+        state = spec.from_json(row["state"])
+        answer = spec.answer_from_payload(row["solution"])
+        _, aid, *later = _episode_images(env, row, _oracle_steps(row))
+        assert_board(spec, aid, state, annotated=True)
+        for image, shown in zip(later, spec.trajectory(state, answer), strict=True):
+            assert_board(spec, image, shown, annotated=True)
+    assert "render_style" not in conversational_dataset(reward_rows[:2]).column_names
+
+
+def test_instance_from_columns__a_style_that_is_not_one_is_a_one_line_error_naming_the_row(
+    reward_rows: list[dict[str, Any]]
+) -> None:
+    row = {**reward_rows[0], "render_style": '{"palette": "neon", "line_scale": 1, "cell_scale": 1}'}
+    with pytest.raises(VgauError, match=rf"^row '{reward_rows[0]['id']}': unknown palette 'neon'") as caught:
+        PuzzleEnvironment().reset(**row)
+    assert "\n" not in str(caught.value)
+    for garbage in ("soft", 3, '{"palette": ["soft"], "line_scale": 1, "cell_scale": 1}'):
+        with pytest.raises(VgauError, match=f"^row '{reward_rows[0]['id']}': "):
+            instance_from_columns({**row, "render_style": garbage})
+
+
+def test_conversational_dataset__keeps_each_rows_style_for_the_environment_and_rewards(
+    styled_export: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    rows = styled_export("trl")
+    dataset = conversational_dataset(rows, protocol="oracle_vcot")
+    assert dataset["render_style"] == [row["render_style"] for row in rows]
+    row = next(row for row in dataset if row["render_style"] is not None)
+    spec = row_spec(row["task"], row["render_style"])
+    first = next(part["image"] for part in PuzzleEnvironment().reset(**row) if part["type"] == "image")
+    assert_board(spec, first, spec.from_json(row["state"]))  # the dataset holds no image: drawn in the style
 
 
 def test_environment__public_methods_are_the_tool_and_trls_hooks_only() -> None:

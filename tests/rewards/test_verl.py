@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.rewards.conftest import assert_board, row_spec
+from vgau_data.errors import VgauError
 from vgau_data.registry import FAMILIES
 from vgau_data.rewards import REWARD_KINDS, RewardError
 from vgau_data.rewards.verl import (
@@ -167,6 +169,41 @@ def test_step_tool__an_unreadable_step_ends_the_episode_and_later_calls_change_n
     merged = {**extra, **agent_data.extra_fields}
     result = compute_score("vgau/parking", "", row["state"], merged)
     assert result["optimal"] == 0.0 and result["progress"] == pytest.approx(1 / row["optimal_length"])
+
+
+def test_step_tool__draws_a_styled_export_rows_boards_in_its_style(
+    styled_export: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    """``multi_turn_extra_info`` of a --render-variety export's row passes its style on: every board the
+    tool returns (annotated for Aug-VCoT) is the row's styled board of the true state."""
+    for row in styled_export("verl"):
+        extra, truth = row["extra_info"], row["reward_model"]["ground_truth"]
+        spec = row_spec(extra["family"], extra["render_style"])
+        state = spec.from_json(truth)
+        answer = spec.solve(state).answer
+        for protocol in ("oracle_vcot", "oracle_aug_vcot"):
+            info = multi_turn_extra_info(row["data_source"], truth, extra, protocol=protocol)
+            assert info["tools_kwargs"][TOOL_NAME]["create_kwargs"].get("render_style") == extra["render_style"]
+            tool = PuzzleStepTool(tool_schema=SimpleNamespace(function=SimpleNamespace(name=TOOL_NAME)))
+            agent_data = SimpleNamespace(tools_kwargs=info["tools_kwargs"], extra_fields={})
+            trajectory = spec.trajectory(state, answer)
+            for step, shown in zip(spec.oracle_steps(state, answer), trajectory, strict=True):
+                response, _, _ = _tool_call(tool, agent_data, spec.format_step(step))
+                assert_board(spec, response.image[0], shown, annotated=protocol == "oracle_aug_vcot")
+            merged = {**info, **agent_data.extra_fields}
+            assert compute_score(row["data_source"], "", truth, merged)["score"] == 1.0
+
+
+def test_multi_turn_extra_info__of_a_benchmark_row_is_unchanged_and_a_bad_style_names_the_row(
+    reward_rows: list[dict[str, Any]]
+) -> None:
+    row = reward_rows[0]
+    info = multi_turn_extra_info(f"vgau/{row['task']}", row["state"], _extra(row))
+    assert set(info["tools_kwargs"][TOOL_NAME]["create_kwargs"]) == {"family", "state", "protocol", "optimal_length"}
+    beside_styled = multi_turn_extra_info(f"vgau/{row['task']}", row["state"], {**_extra(row), "render_style": None})
+    assert beside_styled["tools_kwargs"] == info["tools_kwargs"]  # a null style (a benchmark-style split's row)
+    with pytest.raises(VgauError, match=f"^row '{row['id']}': not a render style"):
+        multi_turn_extra_info(f"vgau/{row['task']}", row["state"], {**_extra(row), "render_style": "faded"})
 
 
 def test_interaction__runs_as_verl_0_7_calls_it(calls: Callable[[str], Any], reward_rows: list[dict[str, Any]]) -> None:

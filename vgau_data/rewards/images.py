@@ -23,8 +23,10 @@ aid         a Self-GtA aid: the board with red grid lines and ``(r,c)`` labels. 
 
 ``cells`` (the share of cells read right) is partial credit, only when asked for. Image
 rewards are registered in ``IMAGE_REWARD_KINDS``; ``image_rewards`` returns all of them
-(the verl and TRL adapters call it). Needs numpy and Pillow (imported with this module,
-never with the reward core).
+(the verl and TRL adapters call it). A row drawn in a render style (a training row's
+``render_style``, docs/render-styles.md) is drawn and read in that style: its boards, its
+aid and the cell decoder's references are the styled family's. Needs numpy and Pillow
+(imported with this module, never with the reward core).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from vgau_data import image_gate
 from vgau_data.fidelity.cells import read_cells
 from vgau_data.oracle_aids import grid_layer, prompted_layer
 from vgau_data.puzzles.base import FamilySpec, Illegal
+from vgau_data.render_styles import RenderStyle, parse_render_style
 from vgau_data.rewards import RewardError, _distance, _Entry, _optimal_length, _resolve, read_step
 
 PURPOSES: Final[tuple[str, ...]] = ("next_state", "drawn_step", "aid")
@@ -136,6 +139,7 @@ def score_drawing(
     step: object = None,
     family: str | None = None,
     optimal_length: int | None = None,
+    render_style: RenderStyle | str | None = None,
 ) -> DrawnScore:
     """Decode a drawing and check it against the state (see the module doc for the two purposes).
 
@@ -147,17 +151,20 @@ def score_drawing(
         step: the step the policy took, in the per-step format (``next_state`` only).
         family: the row's family (found from the state when None).
         optimal_length: the state's optimum (solved when None and needed).
+        render_style: the row's look (its ``render_style`` JSON, or a ``RenderStyle``); None:
+            the benchmark's. The drawing is read, and the aid's annotation drawn, in it.
     """
     if purpose not in PURPOSES:
         raise RewardError(f"purpose must be one of {', '.join(PURPOSES)}, got {purpose!r:.40}")
     entry = _resolve(state, family, optimal_length)
-    spec, truth = entry.family, entry.state
+    style = parse_render_style(render_style, "render_style")
+    spec, truth = (entry.family if style is None else entry.family.styled(style)), entry.state
     drawing = load_drawing(image)
     if purpose == "aid":
         cells, exact = _cells(spec, drawing, truth, "grid")
         return DrawnScore(spec.name, purpose, cells, exact, True, False, False, _grid_share(spec, drawing, truth))
     if purpose == "drawn_step":
-        return _drawn_step(entry, drawing)
+        return _drawn_step(entry, spec, drawing)
     parsed, _ = read_step(spec, step)
     after = None if parsed is None else spec.apply_step(truth, parsed)
     legal = after is not None and not isinstance(after, Illegal)
@@ -175,9 +182,10 @@ def _one_closer(entry: _Entry, after: Any) -> bool:
     return before is not None and left is not None and left == before - 1
 
 
-def _drawn_step(entry: _Entry, drawing: Image.Image) -> DrawnScore:
-    """A drawing with no stated step: the legal candidate steps whose board it shows, an optimal one first."""
-    spec, state = entry.family, entry.state
+def _drawn_step(entry: _Entry, spec: FamilySpec, drawing: Image.Image) -> DrawnScore:
+    """A drawing with no stated step (``spec``: the entry's family in the row's style): the legal candidate
+    steps whose board it shows, an optimal one first."""
+    state = entry.state
     decoded = _decoded(spec, drawing, "none")
     boards = []
     for step in spec.candidate_steps(state):
@@ -295,6 +303,7 @@ def image_rewards(
     kind: str | None = None,
     family: str | None = None,
     optimal_length: int | None = None,
+    render_style: RenderStyle | str | None = None,
 ) -> dict[str, float]:
     """``score`` (the ``kind`` reward; by default the purpose's own) and every image reward kind, as floats.
 
@@ -310,7 +319,8 @@ def image_rewards(
     chosen = kind or DEFAULT_KIND.get(purpose, "next_state")
     if chosen not in _KINDS:
         raise RewardError(f"unknown image reward kind {chosen!r:.40}; choose from {', '.join(_KINDS)}")
-    record = score_drawing(image, state, purpose=purpose, step=step, family=family, optimal_length=optimal_length)
+    record = score_drawing(image, state, purpose=purpose, step=step, family=family, optimal_length=optimal_length,
+                           render_style=render_style)  # fmt: skip
     result = {"score": _KINDS[chosen](record)}
     result.update({name: reward(record) for name, reward in _KINDS.items()})
     result["grid"] = record.grid

@@ -16,7 +16,8 @@ column, plus the columns the rewards read.
 ``PuzzleEnvironment`` plays the interactive protocols (``oracle_vcot``,
 ``oracle_aug_vcot``) for ``environment_factory``: ``reset(**columns)`` returns the first
 board and instructions, the ``step`` tool applies one step and returns the next board and
-the feedback, ``get_reward`` scores the episode's steps with the replay scorer.
+the feedback, ``get_reward`` scores the episode's steps with the replay scorer. A row with a
+``render_style`` (a training export of styled rows) has every board drawn in its style.
 
 ``make_image_reward(kind, purpose=...)`` pays the drawings a ``rollout_func`` returns
 (``vgau_data.rewards.images``): ``next_state`` reads the step from the completion text,
@@ -37,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vgau_data.errors import MissingDependencyError
+from vgau_data.render_styles import STYLE_COLUMN, parse_render_style
 from vgau_data.rewards import REWARD_KINDS, RewardError, Score, family_of, get_kind, score, score_steps
 
 if TYPE_CHECKING:
@@ -95,6 +97,12 @@ def _row_family(index: int, columns: Mapping[str, Any]) -> str | None:
             except RewardError:
                 return ""
     return None
+
+
+def _row_name(index: int, columns: Mapping[str, Any]) -> str:
+    """``row 'maze-train-...'`` (its ``id`` column), else its place in the batch: what an error names."""
+    ids = columns.get("id")
+    return f"row {ids[index]!r:.60}" if ids is not None and ids[index] is not None else f"row {index} of the batch"
 
 
 def row_scores(
@@ -167,7 +175,8 @@ def make_image_reward(
     PNG bytes, an array or a tensor). For ``next_state`` the step is the one the completion
     states, in the per-step format (Self-VCoT: the step, then the drawing of the board
     after it); for ``drawn_step`` (a pure image policy) no text is read and the legal step
-    the drawing shows is found. The row's ``state`` is the board before it. Rows of other
+    the drawing shows is found. The row's ``state`` is the board before it; a row with a
+    ``render_style`` (a training export of styled rows) is read in that style. Rows of other
     tasks get None.
     """
     from vgau_data.rewards.images import DEFAULT_KIND, IMAGE_REWARD_KINDS, image_rewards
@@ -185,7 +194,7 @@ def make_image_reward(
         images = columns.get(image_key)
         if images is None:
             raise RewardError(f"no {image_key!r} among the reward's keywords: the rollout must return the drawings there")
-        states, optima = columns.get("state"), columns.get("optimal_length")
+        states, optima, styles = columns.get("state"), columns.get("optimal_length"), columns.get(STYLE_COLUMN)
         if states is None:
             raise RewardError("the dataset has no 'state' column; vgau_data rewards read each row's state JSON from it")
         rewards: list[float | None] = []
@@ -195,8 +204,10 @@ def make_image_reward(
                 rewards.append(None)
                 continue
             step = completion_text(completion) if purpose == "next_state" else None
+            style = None if styles is None else parse_render_style(styles[index], _row_name(index, columns))
+            optimum = None if optima is None else optima[index]
             result = image_rewards(images[index], states[index], purpose=purpose, step=step, kind=chosen,
-                                   family=family, optimal_length=None if optima is None else optima[index])  # fmt: skip
+                                   family=family, optimal_length=optimum, render_style=style)  # fmt: skip
             rewards.append(result["score"])
         return rewards
 
@@ -214,7 +225,8 @@ def instance_from_columns(columns: Mapping[str, Any]) -> Instance:
     The family comes from ``task`` or ``family``; ``id``, ``difficulty`` and
     ``optimal_length`` are taken when present (else named, bucketed or solved); the board
     from ``image`` or the first of ``images`` (PNG bytes, ``{"bytes": ...}`` or PIL), else
-    rendered from the state.
+    rendered from the state; the look from ``render_style`` (a training export's style
+    JSON; absent or null: the benchmark's), so later boards and aids are drawn in it too.
     """
     from vgau_data.runners.instances import instance_from_row
 
@@ -242,6 +254,7 @@ def instance_from_columns(columns: Mapping[str, Any]) -> Instance:
         "state": state,
         "image": image,
         "oracle_aid": columns.get("oracle_aid"),
+        "render_style": columns.get(STYLE_COLUMN),
     }
     return instance_from_row(row)
 
@@ -274,7 +287,8 @@ def conversational_dataset(
         "image"}, ..., {"type": "text", "text": ...}]}]``), ``images`` (single-turn only),
         and ``id``, ``task``, ``difficulty``, ``optimal_length``, ``state`` and
         ``reference`` (the reference JSON of docs/contract/records.md: the state with its family and optimum, a
-        label OpenRLHF can pass whole).
+        label OpenRLHF can pass whole); rows with a ``render_style`` add that column (the style's JSON,
+        null for a row without one), which ``PuzzleEnvironment`` and the image rewards draw and read in.
     """
     try:
         import datasets
@@ -310,6 +324,9 @@ def conversational_dataset(
     }  # fmt: skip
     if interactive:
         del columns["images"], features["images"]
+    if any(instance.render_style is not None for instance in instances):
+        columns[STYLE_COLUMN] = [None if i.render_style is None else i.render_style.to_json() for i in instances]
+        features[STYLE_COLUMN] = datasets.Value("string")
     return datasets.Dataset.from_dict(columns, features=datasets.Features(features))
 
 
@@ -358,7 +375,9 @@ class PuzzleEnvironment:
 
     The episode is the protocol's, with the paper's budget (at most ``optimal_length``
     steps): it ends at the goal, at an illegal or unreadable step, or when the budget is
-    spent; a step after the end changes nothing. Use ``functools.partial(PuzzleEnvironment,
+    spent; a step after the end changes nothing. Every board (and Aug-VCoT's annotation) is
+    drawn in the row's ``render_style`` when it has one, at the styled board's size, as its
+    first board is. Use ``functools.partial(PuzzleEnvironment,
     protocol=...)`` as the factory to choose. TRL turns every public method into a tool,
     so ``step`` is the only one besides ``reset`` and ``get_reward``.
     """

@@ -30,6 +30,11 @@ Rewards for drawn images (verl-omni's ``VisualRewardManager``) are ``compute_ima
 ``extra_info["purpose"]`` is ``next_state`` (with ``extra_info["step"]``), ``drawn_step``
 (a pure image policy: no step stated, the legal step drawn is found) or ``aid``. It imports
 Pillow when first called; the text rewards never do.
+
+A row of a training export drawn in a render style carries it as ``extra_info["render_style"]``
+(docs/render-styles.md): ``compute_image_score`` reads the drawing in that style, and
+``multi_turn_extra_info`` passes it on, so the step tool draws every later board (and the
+Aug-VCoT annotation) in the look of the row's first board.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vgau_data.registry import FAMILIES
+from vgau_data.render_styles import STYLE_COLUMN, parse_render_style
 from vgau_data.rewards import (
     DATA_SOURCE_PREFIX,
     REWARD_KINDS,
@@ -168,14 +174,22 @@ def compute_image_score(
     board, no step stated: the legal step it shows is found) or ``"aid"`` (a Self-GtA aid
     of the state).
     ``solution_image`` is what the manager passes: a uint8 ``(C, H, W)`` tensor (or an
-    array, PIL image or PNG bytes). See ``vgau_data.rewards.images`` for the kinds.
+    array, PIL image or PNG bytes). ``extra_info["render_style"]`` (a styled row's) is the look
+    the drawing is read in. See ``vgau_data.rewards.images`` for the kinds.
     """
     from vgau_data.rewards.images import image_rewards
 
     family = _family_name(data_source)
     extra = _extra(extra_info)
+    style = parse_render_style(extra.get(STYLE_COLUMN), _row_name(extra))
     return image_rewards(solution_image, ground_truth, family=family, purpose=str(extra.get("purpose", "next_state")),
-                         step=extra.get("step"), kind=kind, optimal_length=extra.get("optimal_length"))  # fmt: skip
+                         step=extra.get("step"), kind=kind, optimal_length=extra.get("optimal_length"),
+                         render_style=style)  # fmt: skip
+
+
+def _row_name(extra: Mapping[str, Any]) -> str:
+    """``row 'maze-train-...'``, from ``extra_info["id"]`` (an export's), for an error to name."""
+    return f"row {extra.get('id')!r:.60}" if extra.get("id") is not None else "the row's extra_info"
 
 
 # ---------------------------------------------------------------------------- multi-turn rows
@@ -188,13 +202,16 @@ def multi_turn_extra_info(
 
     Adds ``tools_kwargs[TOOL_NAME].create_kwargs`` and ``interaction_kwargs`` (name
     ``INTERACTION_NAME``), both holding the family, the state JSON, the optimum (when
-    ``extra_info`` has it) and the protocol.
+    ``extra_info`` has it) and the protocol, and the row's ``render_style`` when it has one.
     """
     if protocol not in MULTI_TURN_PROTOCOLS:
         raise RewardError(f"protocol must be one of {', '.join(MULTI_TURN_PROTOCOLS)}, got {protocol!r}")
     extra = dict(_extra(extra_info))
     row = {"family": _family_name(data_source), "state": ground_truth, "protocol": protocol,
            "optimal_length": extra.get("optimal_length")}  # fmt: skip
+    style = parse_render_style(extra.get(STYLE_COLUMN), _row_name(extra))
+    if style is not None:
+        row[STYLE_COLUMN] = style.to_json()
     extra["tools_kwargs"] = {**extra.get("tools_kwargs", {}), TOOL_NAME: {"create_kwargs": row}}
     extra["interaction_kwargs"] = {"name": INTERACTION_NAME, **row}
     return extra
@@ -208,13 +225,17 @@ class _Game:
     """One episode replayed from its recorded step texts: the board now and whether it may go on.
 
     As in the interactive protocols, the episode ends at the goal, at an illegal or
-    unreadable step, or after ``optimal_length`` steps.
+    unreadable step, or after ``optimal_length`` steps. Boards are drawn in the row's
+    ``render_style`` when it has one.
     """
 
     def __init__(self, row: Mapping[str, Any], steps: Sequence[str]) -> None:
         from vgau_data.runners.environment import PuzzleEnv
 
         self.family = family_of(row.get("family"))
+        style = parse_render_style(row.get(STYLE_COLUMN), "the row's create_kwargs")
+        if style is not None:
+            self.family = self.family.styled(style)
         state_json = row.get("state")
         if not isinstance(state_json, str):
             raise RewardError("the row's create_kwargs / interaction_kwargs lack the state JSON ('state')")
