@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final
 from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.klotski.state import SHAPES, SIZE, KlotskiState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text, new_board
+from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, BoardGeometry, Box, TextMark, draw_centered_text, new_board
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -30,7 +30,7 @@ BLOCK_INSET: Final = 5
 """Pixels between a block's drawn rectangle and its cells' edges (so neighbours show a gap)."""
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(style: RenderStyle) -> Image.Image:
     from PIL import ImageDraw
 
@@ -42,10 +42,12 @@ def _background(style: RenderStyle) -> Image.Image:
     return image
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=64)
 def _sprite(kind: str, style: RenderStyle) -> Image.Image:
     """The block drawn over its whole footprint (cells outside the rounded rectangle
-    keep the empty colour, so sprites are pasted without a mask)."""
+    keep the empty colour, so sprites are pasted without a mask).
+
+    64 kept: the four kinds of the last 16 styles; one takes ~0.1 ms to draw (``benchmarks/render_cache.py``)."""
     from PIL import Image, ImageDraw
 
     height, width = SHAPES[kind]

@@ -11,7 +11,7 @@ from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.grids import GEOMETRY, OPEN, WALL, cells_image, open_cells
 from vgau_data.puzzles.maze.state import MazeState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import AidStyle, new_board
+from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, new_board
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -39,7 +39,7 @@ def render(state: MazeState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Imag
     return image
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(grid: tuple[str, ...], style: RenderStyle) -> Image.Image:
     geometry = style.geometry(GEOMETRY)
     image = new_board(geometry, style.rgb(FRAME_RGB))

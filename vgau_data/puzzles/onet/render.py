@@ -329,11 +329,6 @@ def _sprite(fruit: str, style: RenderStyle) -> Image.Image:
     return image.resize((side, side), Image.Resampling.LANCZOS)
 
 
-@functools.lru_cache(maxsize=32)
-def _blank(style: RenderStyle) -> Image.Image:
-    return new_board(style.geometry(GEOMETRY), style.rgb(BACKGROUND))
-
-
 def render(state: OnetState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Image:
     """The board as an RGB image of ``GEOMETRY.size``: fruit tiles on a plain background.
 
@@ -343,7 +338,7 @@ def render(state: OnetState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Imag
         (560, 560)
     """
     geometry, inset = style.geometry(GEOMETRY), style.px(TILE_INSET)
-    image = _blank(style).copy()
+    image = new_board(geometry, style.rgb(BACKGROUND))  # a filled canvas is as quick to make as a cached one to copy
     for r, row in enumerate(state.board):
         for c, fruit in enumerate(row):
             if fruit is not None:

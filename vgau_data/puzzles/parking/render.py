@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final
 from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.parking.state import ParkingState, Vehicle
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import AidStyle, BoardGeometry, Box, TextMark, draw_centered_text
+from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, BoardGeometry, Box, TextMark, draw_centered_text
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -70,7 +70,7 @@ def _shade(rgb: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
     return (int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(exit_row: int, style: RenderStyle) -> Image.Image:
     """The lot: dark walls around the board, an opening with an arrow at the exit."""
     from PIL import Image, ImageDraw
@@ -90,9 +90,12 @@ def _background(exit_row: int, style: RenderStyle) -> Image.Image:
     return image
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=64)
 def _sprite(vid: str, orientation: str, length: int, style: RenderStyle) -> tuple[Image.Image, Image.Image]:
-    """A vehicle as an RGB image and its mask: a rounded bar with its letter on it."""
+    """A vehicle as an RGB image and its mask: a rounded bar with its letter on it.
+
+    64 kept: the 39 the build draws, and a row's own in any style (a style has 104, seldom met again
+    by a row in another); one takes ~0.1 ms to draw and up to 0.1 MB to keep (``benchmarks/render_cache.py``)."""
     from PIL import Image, ImageDraw
 
     cell, inset, radius = style.px(GEOMETRY.cell_px), style.px(_INSET), style.px(_RADIUS)

@@ -13,7 +13,7 @@ from vgau_data.puzzles.grids import cells_image, open_cells
 from vgau_data.puzzles.path.rules import _here
 from vgau_data.puzzles.path.state import ROAD, SIZE, WALL, PathState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import RGB, AidStyle, BoardGeometry, Box, TextMark, font, new_board
+from vgau_data.rendering import BOARD_CACHE_SIZE, RGB, AidStyle, BoardGeometry, Box, TextMark, font, new_board
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw
@@ -82,7 +82,7 @@ def _glyph(letter: str, style: RenderStyle) -> Image.Image:
     return mask
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(
     grid: tuple[str, ...], end: Cell, labels: tuple[tuple[str, Cell], ...], style: RenderStyle
 ) -> Image.Image:

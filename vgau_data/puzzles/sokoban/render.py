@@ -14,7 +14,7 @@ from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.grids import open_cells
 from vgau_data.puzzles.sokoban.state import SIZE, WALL, SokobanState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import AidStyle, BoardGeometry
+from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, BoardGeometry
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw
@@ -135,7 +135,7 @@ def _player(style: RenderStyle) -> tuple[Image.Image, Image.Image]:
     return sprite, mask
 
 
-@functools.lru_cache(maxsize=128)
+@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(grid: tuple[str, ...], target: Cell, style: RenderStyle) -> Image.Image:
     from PIL import Image, ImageDraw
 
