@@ -9,6 +9,7 @@ from PIL import Image, ImageChops, ImageDraw
 from vgau_data.oracle_aids import _layers, aid_footprint, annotate, grid_layer, oracle_aid
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.registry import FAMILIES
+from vgau_data.render_styles import TRAINING_CELL_SCALES, training_styles
 
 FAMILY_PARAMS = [pytest.param(spec, id=name) for name, spec in FAMILIES.items()]
 
@@ -149,6 +150,21 @@ def test_annotate__is_the_lines_then_the_labels_of_the_labelled_cells(family: Fa
         board = family.render(state)
         assert annotate(family, board, state).tobytes() == lines_then_labels(family, board, state).tobytes()
         assert board.tobytes() == family.render(state).tobytes()  # annotate leaves the board alone
+
+
+@pytest.mark.parametrize("family", FAMILY_PARAMS)
+def test_grid_layer__one_cached_layer_per_cell_scale_in_every_render_style(family: FamilySpec) -> None:
+    """The whole-board layers (~3 MB each) do not multiply with render styles, though path's, parking's
+    and klotski's ``keep_clear`` is bound to each style: one per board size, with the style's own pixels."""
+    state = _states(family)[-1]
+    _layers.cache_clear()
+    for style in training_styles():
+        grid_layer(family.styled(style), state)
+    assert _layers.cache_info().misses == len(TRAINING_CELL_SCALES)
+    for style in training_styles()[::30]:
+        styled = family.styled(style)
+        board = styled.render(state)
+        assert annotate(styled, board, state).tobytes() == lines_then_labels(styled, board, state).tobytes()
 
 
 def test_annotate__refuses_a_board_of_another_size() -> None:

@@ -15,7 +15,7 @@ import io
 import struct
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -143,6 +143,13 @@ class AidStyle:
     def label_px(self, geometry: BoardGeometry) -> int:
         """The labels' font size on a board of ``geometry``."""
         return int(geometry.cell_px * self.label_fraction)
+
+    @property
+    def drawing_key(self) -> AidStyle:
+        """This style without what depends on a state (``labelled_cells``, ``keep_clear``, ``labelled``):
+        all the grid layer's pixels depend on, so the aid of every render style, whose ``keep_clear``
+        is bound to that style, shares one cached layer per board size."""
+        return replace(self, labelled="", labelled_cells=None, keep_clear=None)
 
 
 @dataclass(frozen=True, slots=True)
