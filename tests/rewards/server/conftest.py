@@ -100,9 +100,10 @@ def tree(root: int) -> list[int]:
     return found
 
 
-def tree_rss_mb(root: int) -> float:
+def tree_rss_mb(pids: list[int]) -> float:
+    """The resident memory of ``pids`` together (a process gone counts 0)."""
     total = 0
-    for pid in tree(root):
+    for pid in pids:
         try:
             total += int(Path(f"/proc/{pid}/statm").read_text().split()[1])
         except (OSError, IndexError, ValueError):
@@ -110,10 +111,11 @@ def tree_rss_mb(root: int) -> float:
     return total * resource.getpagesize() / 2**20
 
 
-def tree_cpu_s(root: int) -> float:
+def tree_cpu_s(pids: list[int]) -> float:
+    """The CPU seconds ``pids`` have used, user and system."""
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0
-    for pid in tree(root):
+    for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -86,3 +90,27 @@ def test_cli__serves_on_loopback_by_default_and_refuses_bad_options(server: Laun
                            capture_output=True, text=True, timeout=60)  # fmt: skip
     assert taken.returncode == 2 and "Traceback" not in taken.stderr and taken.stderr.count("\n") == 1
     assert server.url.startswith("http://127.0.0.1:") and server.url.endswith("/get_reward")
+
+
+def test_a_worker_past_the_deadline__is_killed_and_replaced(server: Launched, reward_rows: list[dict[str, Any]]) -> None:
+    """--timeout 5: a worker that does not reply (stopped here with SIGSTOP) is killed at the deadline (+1 s grace)."""
+    stuck = health(server)["workers"]
+    for pid in stuck:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        status, reply, _ = post(server, payload(reward_rows[:1]))
+        took = time.monotonic() - start
+    finally:
+        for pid in stuck:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+    assert status == 504 and "stopped and replaced" in reply["error"] and 5.0 <= took < 8.0
+    end = time.monotonic() + 60
+    while health(server)["replaced"] < 1 and time.monotonic() < end:
+        time.sleep(0.1)
+    now = health(server)["workers"]
+    assert len(now) == 2 and len(set(now) - set(stuck)) == 1
+    killed = (set(stuck) - set(now)).pop()
+    assert not Path(f"/proc/{killed}").exists()  # killed and reaped, not left computing
+    assert post(server, payload(reward_rows[:1]))[0] == 200
