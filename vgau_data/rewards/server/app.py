@@ -13,6 +13,7 @@ bytes, unparsed, to a worker (``pool.WorkerPool``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import resource
 import socket
@@ -130,6 +131,10 @@ def _guarded_protocol(limits: ServerLimits) -> type[H11Protocol]:
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            # headers and body go out in two writes: without this, Nagle's algorithm holds the body until
+            # the client's delayed ACK, 40 ms a reply (asyncio sets it only on sockets made with IPPROTO_TCP)
+            with contextlib.suppress(OSError, AttributeError):
+                transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if len(self.connections) > limits.max_connections:
                 self.app = _busy_app
             self._arm()

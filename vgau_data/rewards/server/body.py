@@ -27,7 +27,8 @@ def too_many_values(body: bytes, limit: int) -> bool:
     """Whether ``json.loads(body)`` may make more than ``limit`` values (a bound: a value opening
     ``[`` or ``{`` after a ``,`` counts twice, so at most twice the values).
 
-    The bound on the raw bytes comes first (separators in strings counted too); only past
+    A body shorter than ``limit`` cannot hold more; then the bound on the raw bytes
+    (separators in strings counted too); only past
     ``limit`` are strings skipped, and at most ``limit + 1`` of them: each string is a
     value, so more of them settle it, at a cost bounded by ``limit`` whatever the body.
 
@@ -37,7 +38,7 @@ def too_many_values(body: bytes, limit: int) -> bool:
         >>> too_many_values(b"[" + b"[]," * 10 + b"[]]", 10)
         True
     """
-    if _upper_bound(body) <= limit:
+    if len(body) < limit or _upper_bound(body) <= limit:  # each separator is a byte
         return False
     stripped, strings = STRING.subn(b'""', body, count=limit + 1)
     return strings > limit or _upper_bound(stripped) > limit

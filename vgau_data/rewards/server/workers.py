@@ -61,9 +61,14 @@ class Worker:
         self.process.start()
         child_end.close()
         self.connection = parent_end
-        if not parent_end.poll(START_TIMEOUT_S) or parent_end.recv_bytes() != _READY:
+        try:
+            ready = parent_end.poll(START_TIMEOUT_S) and parent_end.recv_bytes() == _READY
+        except (EOFError, OSError):  # it died starting
+            ready = False
+        if not ready:
+            code = self.process.exitcode
             self.stop()
-            raise WorkerFailure(f"a scoring worker did not start within {START_TIMEOUT_S:g} s")
+            raise WorkerFailure(f"a scoring worker did not start within {START_TIMEOUT_S:g} s (exit status {code})")
 
     def exchange(self, body: bytes | bytearray, deadline: float) -> tuple[int, bytes, bool]:
         """``(status, reply, replace)`` for one body; blocks (call it from a thread).
