@@ -84,10 +84,10 @@ def test_a_trickling_request__is_cut_off_at_the_read_deadline(server: Launched, 
 
 def test_cli__serves_on_loopback_by_default_and_refuses_bad_options(server: Launched) -> None:
     bad = subprocess.run([sys.executable, "-m", "vgau_data", "serve-reward", "--kind", "accuracy"],
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+                         capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert bad.returncode == 2 and "accuracy" in bad.stderr and "Traceback" not in bad.stderr
     taken = subprocess.run([sys.executable, "-m", "vgau_data", "serve-reward", "--port", str(server.port)],
-                           capture_output=True, text=True, timeout=60)  # fmt: skip
+                           capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert taken.returncode == 2 and "Traceback" not in taken.stderr and taken.stderr.count("\n") == 1
     assert server.url.startswith("http://127.0.0.1:") and server.url.endswith("/get_reward")
 

@@ -13,11 +13,21 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
-from tests.rewards.server.conftest import PROMPT, exchange, health, parking_bomb, payload, post, tree, tree_cpu_s, tree_rss_mb
+from tests.rewards.server.conftest import (
+    PROMPT,
+    exchange,
+    health,
+    parking_bomb,
+    payload,
+    post,
+    tree,
+    tree_cpu_s,
+    tree_rss_mb,
+)
 from vgau_data.rewards.server.launch import Launched, launched
 
 READ_TIMEOUT_S = 2.0
@@ -43,7 +53,7 @@ class PeakRss:
         while not self._stop.wait(0.05):
             self.peak_mb = max(self.peak_mb, tree_rss_mb(self.pids))
 
-    def __enter__(self) -> PeakRss:
+    def __enter__(self) -> Self:
         self.peak_mb = tree_rss_mb(self.pids)
         self._thread.start()
         return self

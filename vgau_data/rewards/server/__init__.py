@@ -45,11 +45,16 @@ def serve(
 
     Raises:
         RewardError: an unknown ``kind``; OSError: the address cannot be bound;
-        WorkerFailure: a worker did not start.
+        WorkerFailure: a worker did not start; MissingDependencyError: uvicorn or Starlette missing.
     """
+    from vgau_data.errors import MissingDependencyError
     from vgau_data.rewards import get_kind
-    from vgau_data.rewards.server.app import listen, run
     from vgau_data.rewards.server.pool import WorkerPool
+
+    try:
+        from vgau_data.rewards.server.app import listen, run
+    except ImportError as error:
+        raise MissingDependencyError(f'serve-reward needs uvicorn and starlette ({error}): pip install "vgau-data[serve]"') from None
 
     kind = get_kind(kind).name
     limits = limits or ServerLimits()

@@ -36,31 +36,32 @@ class Launched:
 def launched(*options: str, python: str | None = None, env: dict[str, str] | None = None) -> Iterator[Launched]:
     """``vgau-data serve-reward --port 0 OPTIONS`` as a child process, once it is serving; SIGTERM then SIGKILL on exit."""
     command = [python or sys.executable, "-m", "vgau_data", "serve-reward", "--port", "0", *options]
-    errors = tempfile.TemporaryFile()  # a file, not a pipe: nobody reads it while the server runs
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True,
-                               env={**os.environ, **(env or {})})  # fmt: skip
-    try:
-        line = _first_line(process)
-        if "http://" not in line:
-            process.kill()
-            process.wait()
-            errors.seek(0)
-            said = errors.read()[-2000:].decode(errors="replace")
-            raise LaunchError(f"serve-reward did not start (exit {process.returncode}): {line}{said}")
-        url = "http://" + line.split("http://", 1)[1].split()[0]
-        yield Launched(url, process)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: nobody reads it while the server runs
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True,
+                                   env={**os.environ, **(env or {})})  # fmt: skip
+        try:
+            line = _first_line(process)
+            if "http://" not in line:
                 process.kill()
                 process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
-        errors.close()
+                errors.seek(0)
+                said = errors.read()[-2000:].decode(errors="replace")
+                raise LaunchError(f"serve-reward did not start (exit {process.returncode}): {line}{said}")
+            yield Launched("http://" + line.split("http://", 1)[1].split()[0], process)
+        finally:
+            _stop(process)
 
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
 
 def _first_line(process: subprocess.Popen[str]) -> str:
     if process.stdout is None:

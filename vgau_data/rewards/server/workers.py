@@ -23,6 +23,7 @@ from dataclasses import asdict
 from multiprocessing.connection import Connection
 from typing import Any
 
+from vgau_data.errors import VgauError
 from vgau_data.rewards.server.limits import ServerLimits
 
 logger = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ _HEAD = struct.Struct("<HB")  # status, recycle
 _SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-class WorkerFailure(RuntimeError):
+class WorkerFailure(VgauError, RuntimeError):
     """A worker that could not be started."""
 
 
