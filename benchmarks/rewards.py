@@ -1,4 +1,4 @@
-"""Reward throughput: answers per second cold and warm per family, and the HTTP reward server on loopback.
+"""Reward throughput: answers per second cold and warm per family (the HTTP server: ``serve_reward.py``).
 
 Usage:
     python benchmarks/rewards.py --dataset vgau_puzzles        # a built 600-row folder
@@ -19,27 +19,20 @@ counted; the server figures are wall time):
         warm  later passes (the states cached), best and median of 5;
     - the same without the optimum (``score`` solves it when an answer is feasible: OpenRLHF
       labels that are the state alone), cold, and the ``progress`` kind, cold;
-    - ``vgau-data serve-reward`` on loopback: requests and answers per second for
-      OpenRLHF-sized requests (1 and 64 samples), 4 client threads, keep-alive; each label
-      carries its optimum (``{"ground_truth", "family", "optimal_length"}``), as the cold
-      figures, so the server scores and never solves.
 Target: >= 20,000 answers/s per core cold (oracle answers, mixed families).
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from score import rate  # benchmarks/score.py, beside this script
@@ -101,44 +94,6 @@ def cold(dataset: str, kind: str, group: str, mode: str, pin: bool, repeats: int
             **{key: min(run[key] for run in runs) for key in ("seconds", "import_s", "first_seconds")}}  # fmt: skip
 
 
-def server_rates(pairs: list[tuple[str, str, str, int]], batch: int, *, threads: int = 4, seconds: float = 2.0) -> dict[str, float]:
-    """Requests and answers per second of a loopback ``serve-reward`` under ``threads`` keep-alive clients."""
-    from vgau_data.rewards.server import serve
-
-    server = serve("127.0.0.1", 0)
-    worker = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    worker.start()
-    host, port = server.server_address[:2]
-    chunk = pairs[:batch]
-    body = json.dumps({"query": [PROMPT + answer for _, answer, _, _ in chunk], "prompts": [PROMPT] * len(chunk),
-                       "labels": [{"ground_truth": state, "family": family, "optimal_length": optimum}
-                                  for family, _, state, optimum in chunk]}).encode()  # fmt: skip
-    deadline = time.perf_counter() + seconds
-
-    def client(_: int) -> int:
-        connection = http.client.HTTPConnection(host, port, timeout=30)
-        done = 0
-        while time.perf_counter() < deadline:
-            connection.request("POST", "/get_reward", body=body, headers={"Content-Type": "application/json"})
-            reply = connection.getresponse()
-            reply.read()
-            if reply.status != 200:
-                raise RuntimeError(f"the server answered {reply.status}")
-            done += 1
-        connection.close()
-        return done
-
-    start = time.perf_counter()
-    try:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            requests = sum(pool.map(client, range(threads)))
-    finally:
-        server.shutdown()
-        server.server_close()
-    elapsed = time.perf_counter() - start
-    return {"batch": batch, "requests_per_s": requests / elapsed, "answers_per_s": requests * batch / elapsed}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", default=None, help="built dataset folder (default: build one, 600 rows)")
@@ -193,14 +148,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\nimport vgau_data.rewards (cold start): {figures['oracle_import_s'] * 1000:.0f} ms")
     print(f"oracle mixed cold: {mixed:,.0f} answers/s (target >= {TARGET_COLD:,}: {'met' if mixed >= TARGET_COLD else 'NOT met'})")
 
-    pairs = load_pairs(dataset, "oracle")
-    random.Random(0).shuffle(pairs)
-    print("\nvgau-data serve-reward on loopback (4 keep-alive clients)")
-    for batch in (1, 64):
-        served = server_rates(pairs, batch)
-        figures[f"server_batch{batch}"] = served
-        print(f"  {batch:>3} samples per request: {served['requests_per_s']:>8,.0f} requests/s "
-              f"{served['answers_per_s']:>9,.0f} answers/s")  # fmt: skip
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(figures, handle, indent=2)

@@ -20,7 +20,7 @@ import asyncio
 import json
 import sys
 import tempfile
-import threading
+import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -47,7 +47,7 @@ def main() -> None:
     from openrlhf.utils.agent import SingleTurnAgentExecutor
 
     import vgau_data.rewards.openrlhf as ours
-    from vgau_data.rewards.server import serve
+    from vgau_data.rewards.server.launch import launched
     from vgau_data.testing.tiny_models import tiny_tokenizer
 
     tokenizer = tiny_tokenizer(transformers)
@@ -86,15 +86,10 @@ def main() -> None:
     record: dict[str, Any] = {"openrlhf": importlib.metadata.version("openrlhf"), "transformers": transformers.__version__}
     record["file"] = {"kept": run(str(recorder))}
     record["file"]["received"] = received
-    server = serve("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    host, port = server.server_address[:2]
-    try:
-        record["url"] = {"kept": run(f"http://{host}:{port}/get_reward"), "served": server.served}
-    finally:
-        server.shutdown()
-        server.server_close()
+    with launched("--workers", "1") as server:
+        kept = run(server.url)
+        with urllib.request.urlopen(server.url.replace("/get_reward", "/health"), timeout=30) as health:
+            record["url"] = {"kept": kept, "served": json.load(health)["served"]}
     if len(sys.argv) == 4 and sys.argv[1] == "--vlm":
         record["vlm"] = _vlm_query(sys.argv[2], sys.argv[3])
     out = Path(__file__).with_name(f"openrlhf_{record['openrlhf']}.json")

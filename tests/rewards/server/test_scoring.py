@@ -1,0 +1,74 @@
+"""A worker's answer to a body, in this process: the per-label solve budget, the deadline, the value count."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.rewards.server.conftest import PROMPT, parking_bomb, payload
+from vgau_data.rewards.server.body import too_many_values
+from vgau_data.rewards.server.limits import ServerLimits
+from vgau_data.rewards.server.scoring import answer
+
+SHORT = ServerLimits(solve_seconds=0.3)
+BOMB_ANSWER = '<ANSWER_JSON>[{"car":"R","direction":"right"}]</ANSWER_JSON>'
+
+
+def test_a_label_past_its_solve_budget__pays_0_with_the_reason_and_its_other_samples_are_not_solved_again(
+    reward_rows: list[dict[str, Any]]
+) -> None:
+    bomb = parking_bomb()
+    body = json.dumps({"query": [PROMPT + BOMB_ANSWER] * 3 + [PROMPT + reward_rows[0]["answer"]],
+                       "prompts": [PROMPT] * 4, "labels": [bomb] * 3 + [reward_rows[0]["state"]]}).encode()  # fmt: skip
+    start = time.monotonic()
+    reply = answer(body, 30.0, "progress", SHORT)
+    took = time.monotonic() - start
+    assert reply.status == 200 and not reply.recycle
+    logs = json.loads(reply.body)
+    assert logs["rewards"] == [0.0, 0.0, 0.0, 1.0]
+    assert logs["extra_logs"]["vgau_over_budget"] == [1.0, 1.0, 1.0, 0.0]
+    assert 0.3 <= took < 0.3 + 2.0  # one budget, not three
+
+
+def test_the_request_deadline__caps_a_samples_budget_and_stops_the_rest(reward_rows: list[dict[str, Any]]) -> None:
+    bomb = parking_bomb()
+    body = json.dumps({"query": [PROMPT + BOMB_ANSWER, PROMPT + BOMB_ANSWER + " "], "prompts": [PROMPT] * 2,
+                       "labels": [bomb, json.dumps({"ground_truth": bomb, "family": "parking"})]}).encode()  # fmt: skip
+    start = time.monotonic()
+    reply = answer(body, 0.4, "progress", ServerLimits(solve_seconds=10))
+    assert reply.status == 504 and "deadline" in json.loads(reply.body)["error"]
+    assert time.monotonic() - start < 0.4 + 1.0
+
+
+def test_kinds_that_never_solve__are_not_timed_out(reward_rows: list[dict[str, Any]]) -> None:
+    reply = answer(payload(reward_rows), 30.0, "optimal", SHORT)
+    assert json.loads(reply.body)["rewards"] == [1.0] * len(reward_rows)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet=',:[]{}"\\ab', max_size=6),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(alphabet=',:[{"\\', max_size=3),
+                                                                      children, max_size=3),
+    max_leaves=20,
+)  # fmt: skip
+
+
+def _values(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + sum(_values(item) for item in value)
+    if isinstance(value, dict):
+        return 1 + len(value) + sum(_values(item) for item in value.values())  # keys are strings
+    return 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES)
+def test_the_value_count__bounds_what_a_parse_makes_and_skips_separators_in_strings(value: Any) -> None:
+    body = json.dumps(value).encode()
+    made = _values(value)
+    assert too_many_values(body, made - 1)  # never under the values made
+    assert not too_many_values(body, 2 * made)  # at most twice them, whatever the strings hold

@@ -1,0 +1,161 @@
+"""A worker's answer to one request body: checked, parsed, scored sample by sample within budgets.
+
+Runs in a worker process (``vgau_data.rewards.server.workers``), never on the server's
+event loop. The body's values are counted before it is parsed (``body.too_many_values``);
+each sample is scored under a timer of ``solve_seconds`` (or what is left of the request's
+deadline, if less; checked every 0.1 s): a label whose solve runs out of it, or out of the core's positions
+budget, or out of the worker's memory, pays 0 with ``vgau_over_budget`` 1 in
+``extra_logs``, and so does every later sample of that label in the request (the solve
+would only run out again). The alarm interrupts pure-Python search between bytecodes;
+anything slower to stop meets the parent's kill at the deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from vgau_data import safe_json
+from vgau_data.errors import VgauError
+from vgau_data.puzzles.parking.search import SearchLimitError
+from vgau_data.rewards import Score, get_kind, score
+from vgau_data.rewards.openrlhf import LOGGED, read_label, response_text
+from vgau_data.rewards.server.body import too_many_values
+from vgau_data.rewards.server.limits import ServerLimits
+
+OVER_BUDGET_LOG = "vgau_over_budget"
+"""``extra_logs`` key: 1 for a sample whose label's solve ran out of its budget (its reward is 0)."""
+
+
+class Refusal(Exception):
+    """A request answered with an error status and ``{"error": message}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _OutOfTime(Exception):
+    """Raised by the alarm inside a sample's scoring."""
+
+
+@dataclass(slots=True)
+class Answer:
+    """What the worker sends back: the status, the JSON reply, and whether it should be replaced after it."""
+
+    status: int
+    body: bytes
+    recycle: bool = False
+
+
+def answer(body: bytes, seconds_left: float, kind: str, limits: ServerLimits) -> Answer:
+    """The reply to one request body (``seconds_left`` of its deadline remain)."""
+    deadline = time.monotonic() + seconds_left
+    try:
+        queries, prompts, labels = _read(body, limits)
+        del body
+        reply, recycle = _score_all(queries, prompts, labels, kind, limits.solve_seconds, deadline)
+    except Refusal as refusal:
+        return Answer(refusal.status, error_body(str(refusal)))
+    return Answer(200, json.dumps(reply).encode(), recycle)
+
+
+def error_body(message: str) -> bytes:
+    return json.dumps({"error": message[:500]}).encode()
+
+
+def _read(body: bytes, limits: ServerLimits) -> tuple[list[Any], list[Any], list[Any]]:
+    if too_many_values(body, limits.max_elements):
+        raise Refusal(413, f"the body holds more than {limits.max_elements} JSON values "
+                           f"({limits.max_samples} samples at most)")  # fmt: skip
+    try:
+        payload = safe_json.loads(body, "the body")
+    except safe_json.JsonInputError as error:  # not JSON, NaN, too deep
+        raise Refusal(400, str(error)[:200]) from None
+    except MemoryError:
+        raise Refusal(413, "the body needs more memory to parse than a worker has") from None
+    if not isinstance(payload, dict):
+        raise Refusal(400, 'the body must be a JSON object {"query": [...], "prompts": [...], "labels": [...]}')
+    queries, prompts, labels = payload.get("query"), payload.get("prompts"), payload.get("labels")
+    if not (isinstance(queries, list) and isinstance(prompts, list) and isinstance(labels, list)):
+        raise Refusal(400, "query, prompts and labels must each be a list")
+    if len(queries) > limits.max_samples:
+        raise Refusal(413, f"{len(queries)} samples; at most {limits.max_samples} per request")
+    if not len(queries) == len(prompts) == len(labels):
+        raise Refusal(422, f"{len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels: one each per sample")
+    return queries, prompts, labels
+
+
+def _score_all(
+    queries: list[Any], prompts: list[Any], labels: list[Any], kind: str, solve_seconds: float, deadline: float
+) -> tuple[dict[str, Any], bool]:
+    """OpenRLHF's reply (``rewards``, ``scores``, ``extra_logs``) and whether the worker ran out of memory."""
+    chosen = get_kind(kind)
+    rewards: list[float] = []
+    logs: dict[str, list[float]] = {f"vgau_{field}": [] for field in LOGGED}
+    logs[OVER_BUDGET_LOG] = []
+    spent: set[tuple[str, str | None, int | None]] = set()  # labels whose solve ran out in this request
+    out_of_memory = False
+    previous = signal.signal(signal.SIGALRM, _Alarm.ring)
+    signal.setitimer(signal.ITIMER_REAL, _Alarm.TICK_S, _Alarm.TICK_S)
+    try:
+        for query, prompt, label in zip(queries, prompts, labels):
+            now = time.monotonic()
+            if now >= deadline:
+                raise Refusal(504, "the request's work ran past its deadline")
+            try:
+                truth, family, optimum = read_label(label)
+            except VgauError as error:
+                raise Refusal(422, str(error)) from None
+            record = None
+            if (truth, family, optimum) not in spent:
+                try:
+                    _Alarm.ends = now + min(solve_seconds, deadline - now)
+                    record = _score_one(response_text(query, prompt), truth, family, optimum, chosen.needs_progress)
+                except (_OutOfTime, SearchLimitError):
+                    spent.add((truth, family, optimum))
+                except MemoryError:
+                    spent.add((truth, family, optimum))
+                    out_of_memory = True
+                except VgauError as error:  # a label that is none of ours, or a broken state
+                    raise Refusal(422, str(error)) from None
+                finally:
+                    _Alarm.ends = math.inf
+            rewards.append(0.0 if record is None else chosen(record))
+            for field in LOGGED:
+                logs[f"vgau_{field}"].append(0.0 if record is None else float(getattr(record, field)))
+            logs[OVER_BUDGET_LOG].append(1.0 if record is None else 0.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return {"rewards": rewards, "scores": rewards, "extra_logs": logs}, out_of_memory
+
+
+def _score_one(text: str, truth: str, family: str | None, optimum: int | None, progress: bool) -> Score:
+    """The core's score of one sample: THE place the per-label solve budget goes.
+
+    SOLVE BUDGET (issue 23): when the core takes a per-solve budget (positions and seconds),
+    pass it here; its run-out result (today ``SearchLimitError`` past parking's 3M positions)
+    is caught by the caller as over budget. The seconds are enforced around this call by
+    ``_Alarm`` meanwhile.
+    """
+    return score(text, truth, family=family, optimal_length=optimum, progress=progress)
+
+
+class _Alarm:
+    """A SIGALRM every ``TICK_S`` while a request is scored (a worker's main thread only): it raises
+    ``_OutOfTime`` in a sample scored past ``ends``, and never between samples (``ends`` is then infinite).
+    A tick rather than a timer per sample: two system calls a request instead of two a sample."""
+
+    TICK_S = 0.1
+    ends = math.inf
+
+    @classmethod
+    def ring(cls, signum: int, frame: Any) -> None:
+        if time.monotonic() > cls.ends:
+            cls.ends = math.inf
+            raise _OutOfTime
