@@ -111,3 +111,15 @@ def test_vector_env__sync_vector_envs_step_and_autoreset() -> None:
 def test_ids__one_per_family() -> None:
     assert ENV_IDS == tuple(f"vgau/{name.capitalize()}-v0" for name in FAMILIES)
     assert set(ENV_IDS) <= set(gymnasium.registry)
+
+
+def test_environments_page__the_example_runs_and_the_sizes_are_the_boards(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.docs.pages import blocks, page
+
+    text = page("environments.md")
+    (_, example), *_ = blocks(text, "python")
+    exec(compile(example, "docs/environments.md", "exec"), {})  # our own page's example, run as a reader would
+    assert "step 1" in capsys.readouterr().out
+    for name in FAMILIES:
+        width, height = get_family(name).geometry.size
+        assert f"{width} x {height}" in text or f"{height} high x {width} wide" in text
