@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -113,13 +117,19 @@ def test_ids__one_per_family() -> None:
     assert set(ENV_IDS) <= set(gymnasium.registry)
 
 
-def test_environments_page__the_example_runs_and_the_sizes_are_the_boards(capsys: pytest.CaptureFixture[str]) -> None:
+def test_environments_page__the_example_runs_and_the_sizes_are_the_boards(tmp_path: Path) -> None:
     from tests.docs.pages import blocks, page
 
     text = page("environments.md")
     (_, example), *_ = blocks(text, "python")
-    exec(compile(example, "docs/environments.md", "exec"), {})  # our own page's example, run as a reader would
-    assert "step 1" in capsys.readouterr().out
+    script = tmp_path / "example.py"
+    script.write_text(example, encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env, check=False
+    )
+    assert done.returncode == 0 and "step 1" in done.stdout, done.stderr[-2000:]
     for name in FAMILIES:
         width, height = get_family(name).geometry.size
         assert f"{width} x {height}" in text or f"{height} high x {width} wide" in text
