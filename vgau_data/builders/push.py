@@ -71,13 +71,14 @@ def planned_files(folder: Path, plan: UploadPlan) -> list[tuple[str, int]]:
 
     As ``upload_folder``, a link to a file counts as that file; special files are never sent.
     """
-    from huggingface_hub.utils import filter_repo_objects
+    from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects
 
     paths = sorted(
         path.relative_to(folder).as_posix() for path in folder.rglob("*")
         if path.is_file()
     )
-    return [(path, (folder / path).stat().st_size) for path in filter_repo_objects(paths, allow_patterns=list(plan.patterns))]
+    sent = filter_repo_objects(paths, allow_patterns=list(plan.patterns), ignore_patterns=DEFAULT_IGNORE_PATTERNS)
+    return [(path, (folder / path).stat().st_size) for path in sent]
 
 
 def push_dataset(folder: str | Path, repo_id: str, *, plan: UploadPlan | None = None, token: str | None = None,
