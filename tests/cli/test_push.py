@@ -6,15 +6,24 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from vgau_data.cli import main
 
 
-def test_push__a_generated_folder_goes_through_its_manifest_plan(
-    tmp_path: Path, capsys, hub_calls: list[tuple[str, dict[str, Any]]]
-) -> None:
-    out = tmp_path / "out"
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small `vgau-data generate` folder (pushes read it, never change it)."""
+    out = tmp_path_factory.mktemp("generated") / "out"
     assert main(["generate", "--families", "onet", "--n", "2", "--lengths", "4-4", "--workers", "1",
                  "--no-progress", "--out", str(out)]) == 0
+    return out
+
+
+def test_push__a_generated_folder_goes_through_its_manifest_plan(
+    generated: Path, capsys, hub_calls: list[tuple[str, dict[str, Any]]]
+) -> None:
+    out = generated
     assert main(["push", str(out), "--repo", "me/train"]) == 0
     (_, upload) = hub_calls[1]
     assert upload["allow_patterns"] == ["README.md", "manifest.json", "onet/train-00000-of-00001.parquet"]
@@ -34,11 +43,9 @@ def test_push__an_unfinished_generated_folder_is_a_one_line_error(tmp_path: Path
 
 
 def test_push__dry_run_lists_the_planned_files_and_contacts_nothing(
-    tmp_path: Path, capsys, hub_calls: list[tuple[str, dict[str, Any]]]
+    generated: Path, capsys, hub_calls: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    out = tmp_path / "out"
-    assert main(["generate", "--families", "onet", "--n", "2", "--lengths", "4-4", "--workers", "1",
-                 "--no-progress", "--out", str(out)]) == 0
+    out = generated
     capsys.readouterr()
     assert main(["push", str(out), "--repo", "me/train", "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()
