@@ -52,15 +52,6 @@ def build_plan(folder: Path) -> UploadPlan:
     return UploadPlan(tuple(check_folder(folder)), ("README.md", "*/*.parquet"), "vgau-data build")
 
 
-def resolve_plan(folder: Path) -> UploadPlan:
-    """The plan ``vgau-data push`` uses: a generated folder's manifest plan, else a build's."""
-    if (folder / GENERATED_MANIFEST).is_file():
-        from vgau_data.training.manifest import upload_plan
-
-        return upload_plan(folder)
-    return build_plan(folder)
-
-
 def commit_message(folder: Path, plan: UploadPlan) -> str:
     """The push's commit message: what made the folder, its configs and its fingerprint."""
     return f"{plan.made_by} ({', '.join(plan.configs)}), fingerprint {dataset_fingerprint(folder)[:12]}"

@@ -24,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vgau_data.builders.folder_info import folder_info
+    from vgau_data.training.folder_info import folder_info
 
     info = folder_info(args.folder)
     say(f"{args.folder}: written by `{info.kind}`")

@@ -32,10 +32,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vgau_data.builders import push_dataset
-    from vgau_data.builders.push import resolve_plan
+    from vgau_data.builders.push import GENERATED_MANIFEST, build_plan
 
     folder = Path(args.folder)
-    plan = resolve_plan(folder)
+    if (folder / GENERATED_MANIFEST).is_file():
+        from vgau_data.training.manifest import upload_plan
+
+        plan = upload_plan(folder)
+    else:
+        plan = build_plan(folder)
     if args.dry_run:
         return _dry_run(folder, plan, args)
     url = push_dataset(args.folder, args.repo, plan=plan, private=args.private)
