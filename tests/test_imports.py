@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("builders",),
     ("metrics",),
     ("runners",),
-    ("diagnosis", "integrations", "rewards", "training"),
+    ("diagnosis", "envs", "integrations", "rewards", "training"),
     ("cli", "__main__", "testing"),
 )
 """Bottom to top, by the first name under ``vgau_data`` (``vgau_data`` itself: the root's ``__version__``)."""

@@ -38,3 +38,14 @@ def test_push__sends_a_generated_folder_to_its_own_plan_not_the_build_one(tmp_pa
     (tmp_path / "manifest.json").write_text(json.dumps({"format": "vgau-data generate"}))
     with pytest.raises(VgauError, match=r"vgau-data push .*upload_plan"):
         push_dataset(tmp_path, "me/train")
+
+
+def test_planned_files__a_build_sends_its_card_and_parquet_files_as_upload_folder_would(tmp_path: Path) -> None:
+    from vgau_data.builders.push import build_plan, planned_files
+
+    build_dataset(tmp_path, families=["maze"], counts={"easy": 1, "medium": 0, "hard": 0}, progress=False)
+    (tmp_path / "notes.txt").write_text("not part of the dataset")
+    (tmp_path / "maze" / "linked.parquet").symlink_to(tmp_path / "maze" / "test-00000-of-00001.parquet")
+    files = planned_files(tmp_path, build_plan(tmp_path))
+    assert [path for path, _ in files] == ["README.md", "maze/linked.parquet", "maze/test-00000-of-00001.parquet"]
+    assert files[1][1] == files[2][1] == (tmp_path / "maze" / "test-00000-of-00001.parquet").stat().st_size

@@ -11,7 +11,7 @@ import yaml
 from vgau_data import __version__
 from vgau_data.cli import main
 from vgau_data.metrics.references import ReferenceSet
-from vgau_data.metrics.space import RUNTIME_PINS, SPACE_URL
+from vgau_data.metrics.space import GRADIO_VERSION, SPACE_URL
 
 
 @pytest.fixture(scope="module")
@@ -28,12 +28,13 @@ def test_publish_metric__ships_a_wheel_the_requirements_name_by_url(space: Path)
     )
     requirements = (space / "requirements.txt").read_text(encoding="utf-8").splitlines()
     assert f"vgau-data @ {SPACE_URL}/resolve/main/{wheel.name}" in requirements
-    assert set(RUNTIME_PINS) <= set(requirements) and "evaluate>=0.4.6" in requirements
+    assert "evaluate>=0.4.6" in requirements and not any(line.startswith("gradio") for line in requirements)
+    assert f"\nsdk_version: {GRADIO_VERSION}\n" in (space / "README.md").read_text(encoding="utf-8")
     names = zipfile.ZipFile(wheel).namelist()
     for data in ("vgau_data/metrics/solver_accuracy/solver_accuracy.py", "vgau_data/metrics/leaderboard.html",
                  "vgau_data/integrations/lmms_eval/tasks/vgau_maze_direct.yaml", "vgau_data/dataset_card.md"):
         assert data in names
-    assert 'with_name("solver_accuracy.py")' in (space / "app.py").read_text(encoding="utf-8")
+    assert 'HERE / "solver_accuracy.py"' in (space / "app.py").read_text(encoding="utf-8")
 
 
 def test_publish_metric__requirement_or_wheel_instead_of_building(space: Path, tmp_path: Path) -> None:
@@ -85,7 +86,7 @@ def test_publish_metric__a_forks_repo_gets_its_own_wheel_url_and_script_name(
     assert f"vgau-data @ https://huggingface.co/spaces/alice/my_metric/resolve/main/{wheel.name}" in requirements
     assert space_url("alice/my_metric") == "https://huggingface.co/spaces/alice/my_metric"
     assert not any("vgau/solver_accuracy" in line for line in requirements)
-    assert 'with_name("my_metric.py")' in (fork / "app.py").read_text(encoding="utf-8")
+    assert 'HERE / "my_metric.py"' in (fork / "app.py").read_text(encoding="utf-8")
     card = (fork / "README.md").read_text(encoding="utf-8")
     assert 'evaluate.load("alice/my_metric")' in card and 'evaluate.load("vgau/solver_accuracy")' not in card
     metric = evaluate.load(str(fork / "my_metric.py"), keep_in_memory=True)

@@ -52,6 +52,26 @@ def build_plan(folder: Path) -> UploadPlan:
     return UploadPlan(tuple(check_folder(folder)), ("README.md", "*/*.parquet"), "vgau-data build")
 
 
+def commit_message(folder: Path, plan: UploadPlan) -> str:
+    """The push's commit message: what made the folder, its configs and its fingerprint."""
+    return f"{plan.made_by} ({', '.join(plan.configs)}), fingerprint {dataset_fingerprint(folder)[:12]}"
+
+
+def planned_files(folder: Path, plan: UploadPlan) -> list[tuple[str, int]]:
+    """``(path, bytes)`` of each file ``upload_folder`` sends under ``plan``, matched as huggingface_hub matches.
+
+    As ``upload_folder``, a link to a file counts as that file; special files are never sent.
+    """
+    from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects
+
+    paths = sorted(
+        path.relative_to(folder).as_posix() for path in folder.rglob("*")
+        if path.is_file()
+    )
+    sent = filter_repo_objects(paths, allow_patterns=list(plan.patterns), ignore_patterns=DEFAULT_IGNORE_PATTERNS)
+    return [(path, (folder / path).stat().st_size) for path in sent]
+
+
 def push_dataset(folder: str | Path, repo_id: str, *, plan: UploadPlan | None = None, token: str | None = None,
                  private: bool = False) -> str:
     """Create the dataset repo if needed and upload ``folder`` (``plan``, default ``build_plan``) in one commit.
@@ -62,16 +82,15 @@ def push_dataset(folder: str | Path, repo_id: str, *, plan: UploadPlan | None = 
 
     folder = Path(folder)
     plan = build_plan(folder) if plan is None else plan
-    configs = plan.configs
-    fingerprint = dataset_fingerprint(folder)
+    message = commit_message(folder, plan)
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    logger.info("uploading %s (%s) to %s", folder, ", ".join(configs), repo_id)
+    logger.info("uploading %s (%s) to %s", folder, ", ".join(plan.configs), repo_id)
     commit = api.upload_folder(
         repo_id=repo_id,
         repo_type="dataset",
         folder_path=str(folder),
         allow_patterns=list(plan.patterns),
-        commit_message=f"{plan.made_by} ({', '.join(configs)}), fingerprint {fingerprint[:12]}",
+        commit_message=message,
     )
     return str(getattr(commit, "commit_url", commit))

@@ -18,7 +18,7 @@ from vgau_data.terminal import terminal_safe
 
 SUBCOMMANDS: tuple[str, ...] = ("build", "generate", "decontam", "push", "score", "baseline", "convert",
                                "publish-metric", "run", "merge", "lmms-eval-tasks", "export", "export-training",
-                               "leaderboard", "diagnose", "serve-reward")
+                               "leaderboard", "diagnose", "serve-reward", "info")
 """Modules under ``vgau_data.cli``, in the order ``--help`` lists them."""
 
 

@@ -11,12 +11,13 @@ are there, so the wheel is named by its URL in the Space repo
 (``vgau-data @ https://huggingface.co/spaces/<repo>/resolve/main/<wheel>``, ``repo`` being
 ``vgau/solver_accuracy`` or a fork's ``--repo``; the script is then ``<name>.py``, as
 ``evaluate.load("<repo>")`` fetches it).
-evaluate's widget is written for gradio 3 (``gr.inputs``), the card's ``sdk_version``
-3.19.1. Today's resolver pairs it with libraries it predates: starlette >= 1.0 crashes
-it, and under pydantic 2 (with fastapi >= 0.100) every call is refused with HTTP 422 for
-missing ``session_hash``/``event_id`` fields; ``RUNTIME_PINS`` holds the three pins that
-make the widget build and compute (checked by installing the folder's requirements and
-calling ``/run/predict``).
+``app.py`` is plain gradio, not evaluate's ``launch_gradio_widget``: that widget is written
+for gradio 3 (``gr.inputs``/``gr.outputs``, gone since gradio 4), and gradio 3 does not run
+on today's Python packaging (no ``pkg_resources`` under setuptools >= 81) nor today's
+Starlette. The card's ``sdk_version`` is ``GRADIO_VERSION``, the gradio Hub Spaces run
+today; the app answers on gradio's HTTP API at ``/gradio_api/call/compute`` (what
+``gradio_client.Client(...).predict(table, api_name="/compute")`` calls). CI boots it in a
+fresh venv installed from the requirements (tests/metrics/test_space_boot.py).
 """
 
 from __future__ import annotations
@@ -47,16 +48,49 @@ def space_url(repo: str = SPACE_ID) -> str:
 
 
 SPACE_URL = space_url()
-RUNTIME_PINS: tuple[str, ...] = ("starlette<1.0", "fastapi<0.100", "pydantic<2")
-"""Pins the Space's gradio (the card's ``sdk_version``) needs beside the metric's requirements."""
-APP_PY = """from pathlib import Path
+GRADIO_VERSION = "6.31.0"
+"""The gradio the Space runs: the card's ``sdk_version`` (Spaces install it themselves, not from requirements)."""
+APP_PY = '''"""The solver_accuracy metric as a gradio app: a table of (prediction, reference) rows in, the scores out."""
+
+from pathlib import Path
 
 import evaluate
-from evaluate.utils import launch_gradio_widget
+import gradio as gr
 
-module = evaluate.load(str(Path(__file__).with_name("{script}")))
-launch_gradio_widget(module)
-"""
+HERE = Path(__file__).parent
+MAX_ROWS = 5000
+module = evaluate.load(str(HERE / "{script}"))
+card = (HERE / "README.md").read_text(encoding="utf-8").split("---", 2)[-1]
+
+
+def compute(table):
+    """Score the rows that are not blank; one ``reference`` is a row's ``reference_json()``."""
+    rows = [[str(cell) for cell in row] for row in table or [] if any(str(cell).strip() for cell in row)]
+    if not rows:
+        raise gr.Error("give at least one row: a model output and its reference (the row's reference JSON)")
+    if len(rows) > MAX_ROWS:
+        raise gr.Error(f"at most {{MAX_ROWS}} rows per request, got {{len(rows)}}")
+    if any(len(row) != 2 for row in rows):
+        raise gr.Error("every row has two cells: prediction, reference")
+    return module.compute(predictions=[row[0] for row in rows], references=[row[1] for row in rows])
+
+
+demo = gr.Interface(
+    fn=compute,
+    inputs=gr.Dataframe(
+        headers=["prediction", "reference"], datatype=["str", "str"], column_count=2,
+        row_count=1, type="array", label="model outputs and their references",
+    ),
+    outputs=gr.JSON(label="{script_name}"),
+    title="Metric: {script_name}",
+    article=card,
+    api_name="compute",
+    flagging_mode="never",
+)
+
+if __name__ == "__main__":
+    demo.launch()
+'''
 SPACE_FILES: tuple[str, ...] = (f"{METRIC_NAME}.py", "README.md", "requirements.txt", "app.py")
 """The files of the ``vgau/solver_accuracy`` Space (a fork's script is named after its repo)."""
 
@@ -140,6 +174,6 @@ def write_metric_space(
         requirement = f"vgau-data @ {space_url(repo)}/resolve/main/{built.name}"
     lines = (source / "requirements.txt").read_text(encoding="utf-8").splitlines()
     pinned = [requirement if line.strip() == "vgau-data" else line for line in lines]
-    safe_io.write_text(out / "requirements.txt", "\n".join([*pinned, *RUNTIME_PINS]) + "\n")
-    safe_io.write_text(out / "app.py", APP_PY.format(script=script))
+    safe_io.write_text(out / "requirements.txt", "\n".join(pinned) + "\n")
+    safe_io.write_text(out / "app.py", APP_PY.format(script=script, script_name=match["name"]))
     return [out / name for name in (script, *SPACE_FILES[1:])] + shipped

@@ -69,7 +69,7 @@ class DecontamReport:
         return lines
 
 
-def _parquet_files(folder: Path) -> Iterator[tuple[str, str, Path]]:
+def parquet_files(folder: Path) -> Iterator[tuple[str, str, Path]]:
     """``(family, split, path)`` of every Parquet file in a family folder (links are not followed)."""
     if not folder.is_dir():
         raise DatasetError(f"{folder} is not a folder")
@@ -160,7 +160,7 @@ def decontam_folder(folder: str | Path, *, progress: bool = True, heldout: HeldO
     folder = Path(folder)
     report = DecontamReport(folder)
     split_keys: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
-    files = list(_parquet_files(folder))
+    files = list(parquet_files(folder))
     for family, split, path in tqdm(files, desc="decontam", unit="file", disable=not progress):
         spec = FAMILIES[family]
         relative = path.relative_to(folder).as_posix()
