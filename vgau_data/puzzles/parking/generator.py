@@ -25,6 +25,7 @@ import numpy as np
 
 from vgau_data.errors import GenerationError
 from vgau_data.puzzles.base import Slot, bucket_slot
+from vgau_data.puzzles.parking.astar import exits_within
 from vgau_data.puzzles.parking.search import (
     SIZE,
     Car,
@@ -35,7 +36,7 @@ from vgau_data.puzzles.parking.search import (
     car_mask,
     cell_of,
 )
-from vgau_data.puzzles.parking.solver import solve
+from vgau_data.puzzles.parking.solver import SOLVE_MAX_STATES, solve
 from vgau_data.puzzles.parking.state import OTHER_IDS, RED, ParkingState, Vehicle
 from vgau_data.puzzles.parking.structure import AUTHORS
 
@@ -52,9 +53,10 @@ TIGHTNESS: Final[dict[str, int]] = {"easy": 64, "medium": 22, "hard": 16}
 """The most free slides a board may offer in total (each vehicle's slides with the others
 held): the authors' medium and hard boards offer 21.5 and 15 on average (easy boards are not
 searched, so they are left as drawn)."""
-MAX_CLUSTER: Final = 300_000
-"""Positions of a cluster with ``R`` held past which a board is dropped: a looser board
-costs more to search than drawing the next one."""
+REGION: Final = 300_000
+"""Positions of a cluster with ``R`` held searched around the drawn board (see ``_clearing_layer``)."""
+MAX_STATES: Final = 20 * REGION
+"""Positions a search of a region may meet (its last layer can overshoot ``REGION``); past it the board is dropped."""
 CANDIDATES: Final = 4
 """Positions of the clearing layer tried with the solver before the board is dropped."""
 MAX_ATTEMPTS: Final = 5000
@@ -264,27 +266,38 @@ def _cleared(cars: list[Car], targets: Targets, length: int, rng: np.random.Gene
     shuffled = rng.permutation(len(layer))
     order = shuffled[np.argsort(np.abs(blockers[shuffled] - targets.blockers), kind="stable")]
     for index in order[:CANDIDATES].tolist():
-        state = _state(cars, search.offsets(int(layer[index])))
+        offsets = search.offsets(int(layer[index]))
+        free = Search([(*car[:3], offset) for car, offset in zip(cars, offsets)])
         try:
-            solution = solve(state)
+            if not exits_within(free, 0, EXIT_ROW, length - 1, SOLVE_MAX_STATES):
+                return _state(cars, offsets)
         except SearchLimitError:
             continue
-        if solution is not None and solution.optimal_length == length:
-            return state
     return None
 
 
 def _clearing_layer(search: Search, layered: LayeredSearch, depth: int) -> np.ndarray | None:
-    """The positions of the held-``R`` cluster exactly ``depth`` slides from a clear corridor.
+    """Positions of the held-``R`` cluster ``depth`` slides from a clear corridor (None: no such position).
 
-    None when the cluster is looser than ``MAX_CLUSTER`` or holds no such position.
+    A cluster of at most ``REGION`` positions is searched whole, so those distances are
+    exact. A larger one (the authors' loosest boards meet millions) is searched in its
+    first ``REGION`` positions around the drawn board, breadth first, and distances are
+    taken within them: never shorter than the cluster's, so a candidate may be nearer
+    the exit than its depth says, which ``exits_within`` then rules out.
     """
     red_column = search.cars[0][3]
     corridor = np.uint64(sum(bit((EXIT_ROW, column)) for column in range(red_column + 2, SIZE)))
+    region, count = [], 0
     try:
-        cluster = np.concatenate(list(layered.layers(np.array([search.key], dtype=np.uint64), MAX_CLUSTER)))
+        for layer in layered.layers(np.array([search.key], dtype=np.uint64), MAX_STATES):
+            region.append(layer)
+            count += len(layer)
+            if count >= REGION:
+                break
+        cluster = np.sort(np.concatenate(region))
         clear = cluster[(layered.occupancy(cluster) & corridor) == 0]
-        for distance, layer in enumerate(layered.layers(clear, MAX_CLUSTER)):
+        within = cluster if count >= REGION else None
+        for distance, layer in enumerate(layered.layers(clear, MAX_STATES, within)):
             if distance == depth:
                 return layer
     except SearchLimitError:
