@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from typing import Final
 
-import numpy as np
-
-from vgau_data.puzzles.parking.search import SIZE, LayeredSearch, Search, SearchLimitError, bit, car_mask
+from vgau_data.puzzles.parking.search import SIZE, Search, SearchLimitError, bit, car_mask
 
 UNREACHABLE: Final = (1 << 16) - 1
 """The bound of a position from which ``R`` can never leave (a blocker walled in); also
@@ -49,22 +47,6 @@ class CorridorBound:
                 options = tuple(_ways_out(length, column, top, exit_row, walls) for top in range(8))
                 verticals.append((3 * j, column, options))
         self.verticals = tuple(verticals)
-
-    def estimates(self, layered: LayeredSearch, layer: np.ndarray) -> np.ndarray:
-        """``estimate`` of every position of ``layer`` at once (int64; ``UNREACHABLE`` or more: never out)."""
-        occupied = layered.occupancy(layer)
-        red = ((layer >> np.uint64(self.red_shift)) & np.uint64(7)).astype(np.int64)
-        total = self.goal - red
-        corridor = red + self.red_length
-        for shift, column, options in self.verticals:
-            slides, cells = _option_tables(options)
-            top = ((layer >> np.uint64(shift)) & np.uint64(7)).astype(np.intp)
-            best = np.full(len(layer), UNREACHABLE, dtype=np.int64)
-            for way in range(slides.shape[1]):
-                cost = slides[top, way] + _popcount(occupied & cells[top, way])
-                best = np.minimum(best, cost)
-            total += np.where(column >= corridor, best, 0)
-        return total
 
     def estimate(self, key: int, occupied: int) -> int:
         """The bound of a position: a lower bound on its remaining slides."""
@@ -99,73 +81,6 @@ def _ways_out(length: int, column: int, top: int, exit_row: int, walls: int) -> 
     if top + length + down <= SIZE:
         ways.append((down, sum(bit((row, column)) for row in range(top + length, top + length + down))))
     return tuple((slides, cells) for slides, cells in ways if not cells & walls)
-
-
-_NO_WAY: Final = 1 << 20
-"""The slides of a way out that does not exist (a vertical car off the exit row costs 0 instead)."""
-
-
-def _option_tables(options: tuple[Options | None, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """One vertical car's ways out per offset as arrays ``slides[top, way]`` and ``cells[top, way]``.
-
-    An offset off the exit row has a free way (0 slides, no cells); a missing way costs
-    ``_NO_WAY``, so a blocker with none reaches ``UNREACHABLE``.
-    """
-    slides = np.full((8, 2), _NO_WAY, dtype=np.int64)
-    cells = np.zeros((8, 2), dtype=np.uint64)
-    for top, ways in enumerate(options):
-        if ways is None:
-            slides[top, 0] = 0
-            continue
-        for way, (count, mask) in enumerate(ways):
-            slides[top, way], cells[top, way] = count, mask
-    return slides, cells
-
-
-def _popcount(values: np.ndarray) -> np.ndarray:
-    """Set bits per uint64 (SWAR: ``np.bitwise_count`` needs numpy 2), as int64."""
-    v = values - ((values >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return ((v * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
-
-
-def exits_within(search: Search, red: int, exit_row: int, limit: int, max_states: int) -> bool:
-    """Whether car ``red`` gets out in at most ``limit`` slides: ``fewest_slides``'s question, in numpy.
-
-    Breadth-first layers of numpy positions (``LayeredSearch``), keeping only positions
-    whose slides so far plus ``CorridorBound`` stay within ``limit``. The bound is
-    consistent, so every position of a shortest answer of at most ``limit`` slides is kept
-    at its true distance, and a kept position's neighbours lie in the layer before, its own
-    or the next, as in a plain BFS. The generator proves "no answer shorter than the row's"
-    with it, tens of times faster than the A* in pure Python.
-
-    Raises:
-        SearchLimitError: when the layers so far hold more than ``max_states`` positions.
-    """
-    _, red_length, _, red_offset = search.cars[red]
-    if red_offset == SIZE - red_length:
-        return True
-    if red not in search.slots or _walled_in(search, red, exit_row):
-        return False
-    bound = CorridorBound(search, red, exit_row)
-    layered = LayeredSearch(search)
-    layer, before = np.array([search.key], dtype=np.uint64), np.zeros(0, dtype=np.uint64)
-    if bound.estimates(layered, layer)[0] > limit:
-        return False
-    red_offsets, count = np.uint64(bound.red_shift), 1
-    for slides in range(1, limit + 1):
-        children = layered.expand(layer, before)
-        children = children[slides + bound.estimates(layered, children) <= limit]
-        if np.any(((children >> red_offsets) & np.uint64(7)) == bound.goal):
-            return True
-        count += len(children)
-        if count > max_states:
-            raise SearchLimitError(f"parking bounded search: more than {max_states} positions")
-        if not len(children):
-            return False
-        layer, before = children, layer
-    return False
 
 
 def fewest_slides(

@@ -25,7 +25,6 @@ import numpy as np
 
 from vgau_data.errors import GenerationError
 from vgau_data.puzzles.base import Slot, bucket_slot
-from vgau_data.puzzles.parking.astar import exits_within
 from vgau_data.puzzles.parking.search import (
     SIZE,
     Car,
@@ -36,7 +35,7 @@ from vgau_data.puzzles.parking.search import (
     car_mask,
     cell_of,
 )
-from vgau_data.puzzles.parking.solver import SOLVE_MAX_STATES, solve
+from vgau_data.puzzles.parking.solver import solve, solve_at
 from vgau_data.puzzles.parking.state import OTHER_IDS, RED, ParkingState, Vehicle
 from vgau_data.puzzles.parking.structure import AUTHORS
 
@@ -266,11 +265,10 @@ def _cleared(cars: list[Car], targets: Targets, length: int, rng: np.random.Gene
     shuffled = rng.permutation(len(layer))
     order = shuffled[np.argsort(np.abs(blockers[shuffled] - targets.blockers), kind="stable")]
     for index in order[:CANDIDATES].tolist():
-        offsets = search.offsets(int(layer[index]))
-        free = Search([(*car[:3], offset) for car, offset in zip(cars, offsets)])
+        state = _state(cars, search.offsets(int(layer[index])))
         try:
-            if not exits_within(free, 0, EXIT_ROW, length - 1, SOLVE_MAX_STATES):
-                return _state(cars, offsets)
+            if solve_at(state, length) is not None:
+                return state
         except SearchLimitError:
             continue
     return None
