@@ -22,7 +22,7 @@ from typing import Final
 
 import numpy as np
 
-from vgau_data.puzzles.parking.astar import UNREACHABLE, CorridorBound, _walled_in
+from vgau_data.puzzles.parking.astar import UNREACHABLE, CorridorBound, without_search
 from vgau_data.puzzles.parking.search import MAX_LAYERED_SLOTS, SIZE, LayeredSearch, Search, SearchLimitError
 
 _NO_WAY: Final = 1 << 20
@@ -139,11 +139,9 @@ def answer_within(
     Raises:
         SearchLimitError: when the layers hold more than ``max_states`` positions.
     """
-    _, red_length, _, red_offset = search.cars[red]
-    if red_offset == SIZE - red_length:
-        return []
-    if red not in search.slots or _walled_in(search, red, exit_row):
-        return None
+    decided, answer = without_search(search, red, exit_row)
+    if decided:
+        return answer
     walker = BoundedSearch(search, red, exit_row)
     layers, _ = walker.walk(limit, max_states)
     exits = walker.exits(layers[-1]) if layers else layers
@@ -158,11 +156,9 @@ def fewest_slides(
     Raises:
         SearchLimitError: when one walk's layers hold more than ``max_states`` positions.
     """
-    _, red_length, _, red_offset = search.cars[red]
-    if red_offset == SIZE - red_length:
-        return [], 1
-    if red not in search.slots or _walled_in(search, red, exit_row):
-        return None, 1
+    decided, answer = without_search(search, red, exit_row)
+    if decided:
+        return answer, 1
     walker = BoundedSearch(search, red, exit_row)
     limit = int(walker.bound.estimates(walker.layered, np.array([search.key], dtype=np.uint64))[0])
     while limit < UNREACHABLE:
