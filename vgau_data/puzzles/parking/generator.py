@@ -285,7 +285,7 @@ def _clearing_layer(search: Search, layered: LayeredSearch, depth: int) -> np.nd
     exact. A larger one (the authors' loosest boards meet millions) is searched in its
     first ``REGION`` positions around the drawn board, breadth first, and distances are
     taken within them: never shorter than the cluster's, so a candidate may be nearer
-    the exit than its depth says, which ``exits_within`` then rules out.
+    the exit than its depth says, which ``solver.solve_at`` then rules out.
     """
     red_column = search.cars[0][3]
     corridor = np.uint64(sum(bit((EXIT_ROW, column)) for column in range(red_column + 2, SIZE)))
@@ -296,9 +296,12 @@ def _clearing_layer(search: Search, layered: LayeredSearch, depth: int) -> np.nd
             count += len(layer)
             if count >= REGION:
                 break
-        cluster = np.sort(np.concatenate(region))
-        clear = cluster[(layered.occupancy(cluster) & corridor) == 0]
-        within = cluster if count >= REGION else None
+        clears = [layer[(layered.occupancy(layer) & corridor) == 0] for layer in region]
+        nearest = next((distance for distance, clear in enumerate(clears) if len(clear)), None)
+        if nearest is None or nearest + len(region) - 1 < depth:
+            return None  # every position is within the drawn board's reach plus its own distance to clear
+        within = np.sort(np.concatenate(region)) if count >= REGION else None
+        clear = np.concatenate(clears)
         for distance, layer in enumerate(layered.layers(clear, MAX_STATES, within)):
             if distance == depth:
                 return layer
