@@ -4,6 +4,7 @@
     python benchmarks/generate.py --families maze sokoban --seeds 50
     python benchmarks/generate.py --yield 1000                 # unique yield per band, every family
     python benchmarks/generate.py --engines 2000 --families maze --workers 2   # rows/s, local and Ray
+    python benchmarks/generate.py --rates 20 --families parking --baseline OLD  # catalog rows/s, OLD beside ours
 
 ``--yield N`` runs ``vgau-data generate``'s catalog pass for N rows of each of the family's
 three bands (``--lengths`` for others) and prints what the draws gave: rows kept per
@@ -19,10 +20,17 @@ derives them, so a bucket's instances are the ones a build would hold. Per bucke
 it prints the mean and max seconds of ``generate`` + ``solve`` (what the builder pays per
 row; parking's ``generate`` already solves and caches) and the range of optimal lengths;
 per family, the milliseconds to render one board and the microseconds to replay one
-optimal answer. For parking it then times its three searches on the same rows, in
-positions met per second (``parking_searches``): the solver's A*, the plain BFS it is
-tested against (rows it decides within ``BFS_BUDGET`` positions), and the numpy layers the
-generator walks whole clusters with (``R`` held).
+optimal answer. For parking it then times its searches on the same rows, in
+positions met per second (``parking_searches``): the solver's bound-pruned numpy layers
+(``bounded``), the A* it replaced (kept for boards of more than 21 mobile cars), the plain
+BFS both are tested against (rows it decides within ``BFS_BUDGET`` positions), and the numpy
+layers the generator walks clusters with (``R`` held).
+
+``--rates N`` times what ``vgau-data generate`` pays per candidate before any image: the
+first N candidates of each band (their seeds and slots exactly as the catalog derives them),
+generated and verified on one core, in rows per CPU second. ``--baseline DIR`` runs the same
+in a subprocess on another checkout's package (say a worktree of main) and prints both,
+so old and new code are compared in one run on the same load.
 """
 
 from __future__ import annotations
@@ -38,7 +46,6 @@ import numpy as np
 
 from vgau_data.builders.instances import RowTask
 from vgau_data.puzzles.base import FamilySpec, Solution
-from vgau_data.puzzles.parking.astar import fewest_slides
 from vgau_data.puzzles.parking.search import LayeredSearch, Search, SearchLimitError, shortest_exit
 from vgau_data.puzzles.parking.solver import _car
 from vgau_data.registry import FAMILIES
@@ -86,16 +93,19 @@ def time_family(spec: FamilySpec, seeds: int) -> None:
 
 
 def parking_searches(by_bucket: dict[str, list[Any]]) -> None:
-    """Per bucket, positions met per second by A*, the plain BFS and the numpy layers."""
+    """Per bucket, positions met per second by the bounded layers, A*, the plain BFS and the R-held layers."""
+    from vgau_data.puzzles.parking import astar, bounded  # here: --baseline runs this file on older checkouts
+
     for difficulty, states in by_bucket.items():
-        counts = {"A*": [0, 0.0], "plain BFS": [0, 0.0], "numpy layers (R held)": [0, 0.0]}
+        counts = {"bounded": [0, 0.0], "A*": [0, 0.0], "plain BFS": [0, 0.0], "numpy layers (R held)": [0, 0.0]}
         skipped = 0
         for state in states:
             cars = [_car(v) for v in state.vehicles]
             red = [v.id for v in state.vehicles].index("R")
-            began = time.process_time()
-            _, met = fewest_slides(Search(cars), red, state.exit_row, BFS_BUDGET)
-            _count(counts["A*"], met, began)
+            for name, solver in (("bounded", bounded.fewest_slides), ("A*", astar.fewest_slides)):
+                began = time.process_time()
+                _, met = solver(Search(cars), red, state.exit_row, BFS_BUDGET)
+                _count(counts[name], met, began)
             began = time.process_time()
             try:
                 _, met = shortest_exit(Search(cars), red, (state.exit_row, 7), BFS_BUDGET)
@@ -117,6 +127,47 @@ def parking_searches(by_bucket: dict[str, list[Any]]) -> None:
 def _count(counted: list, met: int, began: float) -> None:
     counted[0] += met
     counted[1] += time.process_time() - began
+
+
+def rates(families: list[str], rows: int) -> list[tuple[str, str, float]]:
+    """``(family, band, rows per CPU second)`` of the first ``rows`` catalog candidates of each band."""
+    from vgau_data.builders.instances import generate_verified
+    from vgau_data.seeding import training_seed
+    from vgau_data.training.bands import Band, candidate_slot
+
+    measured = []
+    for name in families:
+        spec = FAMILIES[name]
+        for low, high in spec.buckets.values():
+            band = Band(low, high)
+            began = time.process_time()
+            for index in range(rows):
+                bucket, slot = candidate_slot(spec, band, index)
+                generate_verified(name, bucket, training_seed(MASTER_SEED, name, band.name, "train", index), slot)
+            measured.append((name, band.name, rows / max(time.process_time() - began, 1e-9)))
+    return measured
+
+
+def print_rates(families: list[str], rows: int, baseline: str | None) -> None:
+    """Rows per CPU second per band, the ``baseline`` checkout's beside ours."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    theirs: dict[tuple[str, str], float] = {}
+    if baseline:
+        code = (f"import json, runpy; m = runpy.run_path({__file__!r}); "
+                f"print(json.dumps(m['rates']({families!r}, {rows})))")
+        env = {**os.environ, "PYTHONPATH": baseline}
+        out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+        theirs = {(family, band): rate for family, band, rate in json.loads(out.stdout.splitlines()[-1])}
+    print(f"{'family':8s} {'band':6s} {'rows/s':>9s}" + (f" {'baseline':>9s} {'ratio':>6s}" if baseline else ""))
+    for family, band, rate in rates(families, rows):
+        line = f"{family:8s} {band:6s} {rate:9.2f}"
+        if (family, band) in theirs:
+            line += f" {theirs[family, band]:9.2f} {rate / theirs[family, band]:5.1f}x"
+        print(line)
 
 
 def training_yield(families: list[str], rows: int, bands: list[str] | None, workers: int) -> None:
@@ -181,11 +232,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--engines", type=int, default=None, metavar="N",
                         help="rows/s of --engine local and ray for N rows per band, and whether they agree")
     parser.add_argument("--workers", type=int, default=2, help="workers for --yield and --engines (default 2)")
+    parser.add_argument("--rates", type=int, default=None, metavar="N",
+                        help="rows per CPU second of the first N catalog candidates of each band, one core")
+    parser.add_argument("--baseline", default=None, metavar="DIR",
+                        help="with --rates: a checkout whose package is timed too, in a subprocess")
     args = parser.parse_args(argv)
     if args.seeds < 1:
         parser.error(f"--seeds must be >= 1, got {args.seeds}")
     if args.yield_rows is not None:
         training_yield(args.families, args.yield_rows, args.lengths, args.workers)
+    elif args.rates is not None:
+        print_rates(args.families, args.rates, args.baseline)
     elif args.engines is not None:
         engines(args.families, args.engines, args.workers)
     else:

@@ -94,11 +94,9 @@ def fewest_slides(
     Raises:
         SearchLimitError: when more than ``max_states`` positions were met first.
     """
-    _, red_length, _, red_offset = search.cars[red]
-    if red_offset == SIZE - red_length:
-        return [], 1
-    if red not in search.slots or _walled_in(search, red, exit_row):
-        return None, 1
+    decided, answer = without_search(search, red, exit_row)
+    if decided:
+        return answer, 1
     bound = CorridorBound(search, red, exit_row)
     start = search.key
     first = bound.estimate(start, search.occupied)
@@ -141,6 +139,17 @@ def fewest_slides(
         if len(best) > max_states:
             raise SearchLimitError(f"parking solve: more than {max_states} positions; board too loose")
     return None, len(best)
+
+
+def without_search(search: Search, red: int, exit_row: int) -> tuple[bool, list[tuple[int, bool]] | None]:
+    """``(True, [])`` when ``red`` is out already, ``(True, None)`` when it never gets out
+    (immobile, or walled in); ``(False, None)`` when it takes a search to tell."""
+    _, red_length, _, red_offset = search.cars[red]
+    if red_offset == SIZE - red_length:
+        return True, []
+    if red not in search.slots or _walled_in(search, red, exit_row):
+        return True, None
+    return False, None
 
 
 def _walled_in(search: Search, red: int, exit_row: int) -> bool:

@@ -1,4 +1,4 @@
-"""Boards built like the authors': sparse and tight around ``R`` on row 3, searched whole.
+"""Boards built like the authors': sparse and tight around ``R`` on row 3, loose ones kept too.
 
 The authors' boards (``structure.AUTHORS``) hold 5-14 vehicles, rising with difficulty,
 with the exit on row 3 in every record. Their hard boards are jammed: each vehicle has
@@ -9,11 +9,15 @@ about one free slide on average. So each row here is:
    ``R``'s corridor, and ``R``'s distance to the exit;
 2. a random board meeting them, drawn until it is as tight as the authors' (``_board``);
 3. easy rows: that board, if the solver finds exactly the row's optimum. Medium and hard
-   rows: every position of the board's cluster with ``R`` held in place
-   (``_clearing_layer``), then the positions exactly ``optimum - distance`` slides from one
-   whose corridor is clear. Driving ``R`` out after clearing its way is one answer, so
-   their optimum is at most the row's; the solver decides, and the first candidate whose
-   optimum is exactly the row's (blocker count nearest the target first) is the row.
+   rows: the positions of the board's cluster with ``R`` held in place (all of them, or
+   the ``REGION`` nearest the drawn board when it is looser: ``_clearing_layer``), then
+   those exactly ``optimum - distance`` slides from one whose corridor is clear. Driving
+   ``R`` out after clearing its way is one answer, so their optimum is at most the row's;
+   ``solver.solve_at`` proves whether it is exactly the row's (no answer one slide
+   shorter), and the first candidate that is (blocker count nearest the target first) is
+   the row. No board is dropped for its size: about a quarter of the hard rows come from
+   boards of more than 300,000 positions, as about a quarter of the authors' do
+   (``structure.AUTHORS_LOOSE``).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from vgau_data.puzzles.parking.search import (
     car_mask,
     cell_of,
 )
-from vgau_data.puzzles.parking.solver import solve
+from vgau_data.puzzles.parking.solver import solve, solve_at
 from vgau_data.puzzles.parking.state import OTHER_IDS, RED, ParkingState, Vehicle
 from vgau_data.puzzles.parking.structure import AUTHORS
 
@@ -52,9 +56,10 @@ TIGHTNESS: Final[dict[str, int]] = {"easy": 64, "medium": 22, "hard": 16}
 """The most free slides a board may offer in total (each vehicle's slides with the others
 held): the authors' medium and hard boards offer 21.5 and 15 on average (easy boards are not
 searched, so they are left as drawn)."""
-MAX_CLUSTER: Final = 300_000
-"""Positions of a cluster with ``R`` held past which a board is dropped: a looser board
-costs more to search than drawing the next one."""
+REGION: Final = 300_000
+"""Positions of a cluster with ``R`` held searched around the drawn board (see ``_clearing_layer``)."""
+MAX_STATES: Final = 20 * REGION
+"""Positions a search of a region may meet (its last layer can overshoot ``REGION``); past it the board is dropped."""
 CANDIDATES: Final = 4
 """Positions of the clearing layer tried with the solver before the board is dropped."""
 MAX_ATTEMPTS: Final = 5000
@@ -266,25 +271,38 @@ def _cleared(cars: list[Car], targets: Targets, length: int, rng: np.random.Gene
     for index in order[:CANDIDATES].tolist():
         state = _state(cars, search.offsets(int(layer[index])))
         try:
-            solution = solve(state)
+            if solve_at(state, length) is not None:
+                return state
         except SearchLimitError:
             continue
-        if solution is not None and solution.optimal_length == length:
-            return state
     return None
 
 
 def _clearing_layer(search: Search, layered: LayeredSearch, depth: int) -> np.ndarray | None:
-    """The positions of the held-``R`` cluster exactly ``depth`` slides from a clear corridor.
+    """Positions of the held-``R`` cluster ``depth`` slides from a clear corridor (None: no such position).
 
-    None when the cluster is looser than ``MAX_CLUSTER`` or holds no such position.
+    A cluster of at most ``REGION`` positions is searched whole, so those distances are
+    exact. A larger one (the authors' loosest boards meet millions) is searched in its
+    first ``REGION`` positions around the drawn board, breadth first, and distances are
+    taken within them: never shorter than the cluster's, so a candidate may be nearer
+    the exit than its depth says, which ``solver.solve_at`` then rules out.
     """
     red_column = search.cars[0][3]
     corridor = np.uint64(sum(bit((EXIT_ROW, column)) for column in range(red_column + 2, SIZE)))
+    region, count = [], 0
     try:
-        cluster = np.concatenate(list(layered.layers(np.array([search.key], dtype=np.uint64), MAX_CLUSTER)))
-        clear = cluster[(layered.occupancy(cluster) & corridor) == 0]
-        for distance, layer in enumerate(layered.layers(clear, MAX_CLUSTER)):
+        for layer in layered.layers(np.array([search.key], dtype=np.uint64), MAX_STATES):
+            region.append(layer)
+            count += len(layer)
+            if count >= REGION:
+                break
+        clears = [layer[(layered.occupancy(layer) & corridor) == 0] for layer in region]
+        nearest = next((distance for distance, clear in enumerate(clears) if len(clear)), None)
+        if nearest is None or nearest + len(region) - 1 < depth:
+            return None  # every position is within the drawn board's reach plus its own distance to clear
+        within = np.sort(np.concatenate(region)) if count >= REGION else None
+        clear = np.concatenate(clears)
+        for distance, layer in enumerate(layered.layers(clear, MAX_STATES, within)):
             if distance == depth:
                 return layer
     except SearchLimitError:

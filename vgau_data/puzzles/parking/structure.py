@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from vgau_data.puzzles.capabilities import Measures, Statistic, Structure
+from vgau_data.puzzles.parking.search import Car, LayeredSearch, Search, SearchLimitError
+from vgau_data.puzzles.parking.solver import _car
 from vgau_data.puzzles.parking.state import RED, ParkingState, Vehicle
 
 STATISTICS: Final = (
@@ -39,6 +43,25 @@ AUTHORS: Final[dict[str, Measures]] = {
     },
     "hard": {"vehicles": 12.7, "trucks": 4.96, "vertical": 6.64, "blockers": 3.68, "movers": 8.12, "red_distance": 6.0},
 }
+
+
+LOOSE: Final = 300_000
+"""Positions of a board's cluster with ``R`` held past which we call the board loose."""
+AUTHORS_LOOSE: Final[dict[str, tuple[int, int]]] = {"medium": (2, 30), "hard": (14, 50)}
+"""Loose boards among the authors' (of their bucket), counted once from their ``data/`` with
+``benchmarks/structure.py --paper-data``; their easy boards were not counted."""
+
+
+def is_loose(state: ParkingState) -> bool:
+    """Whether the cluster of ``state`` with ``R`` held in place holds more than ``LOOSE`` positions."""
+    cars: list[Car] = [_car(v) for v in sorted(state.vehicles, key=lambda v: v.id != RED)]
+    search = Search(cars, held=(0,))
+    try:
+        for _ in LayeredSearch(search).layers(np.array([search.key], dtype=np.uint64), LOOSE):
+            pass
+    except SearchLimitError:
+        return True
+    return False
 
 
 def measure(state: ParkingState, answer: Sequence[tuple[str, str]]) -> Measures:
