@@ -28,34 +28,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-from PIL import Image
+from typing import Any
 
 from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest, require
 from vgau_data.runners.backends.checkouts import (
     describe_checkout,
+    flatten,
     import_from_checkout,
-    interleaved,
     require_paths,
     returned_image,
 )
 from vgau_data.runners.backends.diffusers_edit import pipeline_fingerprint
 
-if TYPE_CHECKING:
-    from vgau_data.runners.messages import Message
-
 CHECKPOINT_FILES = ("model_index.json", "transformer")
 REPO_FILES = ("omnigen2/pipelines/omnigen2/pipeline_omnigen2_chat.py", "omnigen2/models/transformers/transformer_omnigen2.py")
 STOP_STRINGS = ("<|im_end|>", "<|img|>", "<|endoftext|>")
 DTYPES = ("bfloat16", "float16", "float32")
-
-
-def flatten(messages: Sequence[Message]) -> tuple[str, list[Image.Image]]:
-    """A conversation's texts joined by blank lines, and its images in order."""
-    items = interleaved(messages)
-    text = "\n\n".join(item for item in items if isinstance(item, str))
-    return text, [item for item in items if isinstance(item, Image.Image)]
 
 
 class OmniGen2Backend:
