@@ -57,3 +57,41 @@ REPLY = 'Next, move one step left. <ANSWER_JSON>["left"]</ANSWER_JSON>'
 Left is the first of the two optimal moves of the test dataset's ``maze-easy-0001`` (seed 0),
 so Self-VCoT takes a legal step there and draws the next state before its last one.
 """
+
+
+QWEN_PROCESSOR = '''
+import torch
+
+CALLS = []
+
+
+class Inputs(dict):
+    def to(self, device):
+        return self
+
+
+class QwenProcessor:
+    """A Qwen2.5-VL processor's surface: chat template, call, batch_decode (one id per character)."""
+
+    def apply_chat_template(self, messages, tokenize=False, add_generation_prompt=False):
+        parts = []
+        for message in messages:
+            body = "".join("<image>" if item["type"] == "image" else item["text"] for item in message["content"])
+            parts.append(f"<{message['role']}>{body}")
+        return "".join(parts) + ("<assistant>" if add_generation_prompt else "")
+
+    def __call__(self, text=None, images=None, padding=False, return_tensors=None, **options):
+        CALLS.append(("processor", list(text), [image.size for image in images or []], options))
+        return Inputs(input_ids=torch.tensor([[ord(c) for c in text[0]]]))
+
+    def batch_decode(self, rows, skip_special_tokens=False, clean_up_tokenization_spaces=True):
+        return ["".join(chr(int(token)) for token in row) for row in rows]
+
+
+def generate_reply(reply):
+    def generate(input_ids=None, max_new_tokens=None, do_sample=None, **options):
+        CALLS.append(("generate", max_new_tokens, do_sample))
+        return torch.cat([input_ids, torch.tensor([[ord(c) for c in reply]])], dim=1)
+    return generate
+'''
+"""A Qwen2.5-VL processor and ``generate`` stand-in, written into checkouts whose models use one."""
