@@ -114,7 +114,7 @@ def _model(case: Case, scratch: Path) -> tuple[str, dict[str, Any]]:
         return tiny, {"gpu_memory_utilization": 0.3, "max_model_len": 4096}
     if case.backend == "pair":
         pipeline = str(build_tiny_edit_pipeline(scratch / "pix2pix"))
-        return tiny, {"generator": "diffusers", "generator_model": pipeline, "generator_options": {"device": case.device},
+        return tiny, {"generator": "diffusers", "generator_model": pipeline, "generator_options": {"device": case.device, "num_inference_steps": 2},
                       "answerer_options": {"device": case.device}}  # fmt: skip
     return tiny, {"device": case.device}
 
