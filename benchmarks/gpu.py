@@ -185,7 +185,7 @@ def _child(case: Case, dataset: str, deadline: float) -> dict[str, Any]:
     command = [sys.executable, __file__, "--case", json.dumps(asdict(case)), "--dataset", dataset]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=min(case.timeout_s, left), env=env)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=min(case.timeout_s, left), env=env, check=False)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "error": f"over {min(case.timeout_s, left):.0f} s"}
     if done.returncode != 0:

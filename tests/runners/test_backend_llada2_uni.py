@@ -69,7 +69,7 @@ def test_llada2_uni__edits_the_board_with_the_scripts_settings(checkout) -> None
                            images=(board,), conversation=conversation)  # fmt: skip
     made = model.generate([request], GenParams())[0]
     assert made.ok and made.image.size == (96, 64)
-    name, tokens, h, w, instruction, *settings = _model_calls(model)[-1]
+    name, _, h, w, instruction, *settings = _model_calls(model)[-1]
     assert name == "edit_image" and (h, w) == (2, 3) and instruction == "Solve it.\n\nGrid first.\n\nAdd a red grid."
     assert settings == [8, 32, 4.0, 0.0]
     decoded = sys.modules["decoder"].CALLS[-1]
@@ -91,7 +91,7 @@ def test_llada2_uni__names_what_is_missing(checkout, tmp_path) -> None:
 
 def test_llada2_uni__runs_every_drawing_protocol_on_the_last_image(checkout, dataset_dir, tmp_path) -> None:
     repo, checkpoint, _ = checkout
-    model_dir, records = run_drawing_protocols("llada2-uni", checkpoint, {"repo": repo, "device": "cpu"},
+    _, records = run_drawing_protocols("llada2-uni", checkpoint, {"repo": repo, "device": "cpu"},
                                                dataset_dir, tmp_path / "runs")  # fmt: skip
     assert set(records) == {"self_gta_last1", "self_vcot_last1", "self_vr_last1"}
     drawn = [image for rows in records.values() for record in rows for image in record["images"]]

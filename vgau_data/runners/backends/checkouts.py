@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest
+from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest, require
 from vgau_data.runners.backends.local_model import hash_samples
 from vgau_data.runners.messages import ImagePart, Message, TextPart, to_hf
 
@@ -25,6 +25,18 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from vgau_data.runners.messages import Conversation
+
+
+DTYPES = ("bfloat16", "float16", "float32")
+"""The weight types a checkout adapter takes."""
+
+
+def torch_on(device: str, dtype: str) -> tuple[Any, str]:
+    """torch and the device to use (``auto``: cuda when there is one), after checking ``dtype``."""
+    if dtype not in DTYPES:
+        raise BackendError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+    torch = require("torch", "hf")
+    return torch, (("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device)
 
 
 def require_paths(base: str | Path, names: Sequence[str], what: str, hint: str) -> Path:

@@ -59,6 +59,7 @@ from vgau_data.runners.backends.checkouts import (
     require_paths,
     returned_image,
     save_png,
+    torch_on,
 )
 from vgau_data.runners.backends.local_model import model_fingerprint
 
@@ -71,7 +72,6 @@ CHECKPOINT_FILES = ("config.json", "image_tokenizer", "decoder", "vae")
 REPO_FILES = ("encoder/image_tokenizer.py", "decoder/__init__.py", "decoder/smart_img_process.py", "decoder/utils.py")
 DEFAULT_IMAGE_TOKEN_OFFSET = 157184
 """The scripts' fallback when ``config.json`` names no ``image_token_offset``."""
-DTYPES = ("bfloat16", "float16", "float32")
 
 
 def whole_blocks(tokens: int, block_length: int) -> int:
@@ -119,14 +119,11 @@ class LLaDA2UniBackend:
                                         "huggingface-cli download inclusionAI/LLaDA2.0-Uni --local-dir DIR")  # fmt: skip
         self.repo = require_paths(repo, REPO_FILES, "a checkout of inclusionAI/LLaDA2.0-Uni",
                                   "git clone https://github.com/inclusionAI/LLaDA2.0-Uni")  # fmt: skip
-        if dtype not in DTYPES:
-            raise BackendError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         if min(steps, block_length, edit_steps, decoder_steps, resolution_multiplier) < 1:
             raise BackendError("steps, block_length, edit_steps, decoder_steps and resolution_multiplier must be >= 1")
         if decode_mode not in ("normal", "decoder-turbo"):
             raise BackendError(f"decode_mode must be normal or decoder-turbo, got {decode_mode!r}")
-        self.torch = require("torch", "hf")
-        self.device = ("cuda" if self.torch.cuda.is_available() else "cpu") if device == "auto" else device
+        self.torch, self.device = torch_on(device, dtype)
         self.dtype = dtype
         self.steps, self.block_length = int(steps), int(block_length)
         self.edit_settings = {"steps": int(edit_steps), "block_length": int(block_length),

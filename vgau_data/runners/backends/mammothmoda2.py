@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest, require
+from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest
 from vgau_data.runners.backends.checkouts import (
     describe_checkout,
     import_from_checkout,
@@ -46,6 +46,7 @@ from vgau_data.runners.backends.checkouts import (
     request_seed,
     require_paths,
     returned_image,
+    torch_on,
 )
 from vgau_data.runners.backends.local_model import model_fingerprint
 
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
     from vgau_data.runners.messages import Conversation
 
 REPO_FILES = ("mammothmoda2/model/__init__.py", "mammothmoda2/utils/__init__.py", "mammothmoda2/utils/t2i_utils.py")
-DTYPES = ("bfloat16", "float16", "float32")
 
 
 class Mammothmoda2Backend:
@@ -88,12 +88,9 @@ class Mammothmoda2Backend:
                                         "huggingface-cli download bytedance-research/MammothModa2-Preview --local-dir DIR")  # fmt: skip
         self.repo = require_paths(repo, REPO_FILES, "a checkout of bytedance/mammothmoda",
                                   "git clone https://github.com/bytedance/mammothmoda")  # fmt: skip
-        if dtype not in DTYPES:
-            raise BackendError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         if num_inference_steps < 1 or min(height, width) < 16:
             raise BackendError("num_inference_steps must be >= 1 and height, width >= 16")
-        self.torch = require("torch", "hf")
-        self.device = ("cuda" if self.torch.cuda.is_available() else "cpu") if device == "auto" else device
+        self.torch, self.device = torch_on(device, dtype)
         self.dtype = dtype
         self.cfg_scale = float(cfg_scale)
         self.image_settings = {"text_guidance_scale": float(text_guidance_scale), "vae_scale_factor": 16,
@@ -122,7 +119,7 @@ class Mammothmoda2Backend:
         with self.torch.inference_mode(), self._autocast():
             return [
                 qwen_vl_answer(self.processor, self.model.generate, conversation, gen, self.device,
-                               padding_side="left", return_token_type_ids=False)  # fmt: skip
+                               padding_side="left", return_token_type_ids=False)
                 for conversation in conversations
             ]
 
