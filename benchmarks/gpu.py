@@ -7,7 +7,8 @@ modules with generic names; a crash or a hang costs one case, not the run):
 - ``hf``: a tiny random Qwen2.5-VL built from its config, always answering one move;
 - ``vllm``: the same folder through vLLM (cuda only; skipped when vllm does not import);
 - ``janus``: a tiny random Janus that answers and draws (text to image);
-- ``pair`` with ``diffusers``: a tiny random InstructPix2Pix editing the board for the tiny Qwen;
+- ``pair`` with ``diffusers``: a tiny random InstructPix2Pix editing the board for the tiny Qwen
+  (on CPU its VAE's attention over a whole board takes minutes: that case records a timeout);
 - every checkout adapter on its test stand-in (``tests/runners/fake_checkouts``): these
   measure the adapter and driver around the model, not a model.
 
