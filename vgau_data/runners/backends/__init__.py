@@ -50,6 +50,10 @@ BACKENDS: Mapping[str, str] = MappingProxyType(
         "bagel": "vgau_data.runners.backends.bagel:BagelBackend",
         "omnigen2": "vgau_data.runners.backends.omnigen2:OmniGen2Backend",
         "showo2": "vgau_data.runners.backends.showo2:Showo2Backend",
+        "llada2-uni": "vgau_data.runners.backends.llada2_uni:LLaDA2UniBackend",
+        "longcat-next": "vgau_data.runners.backends.longcat_next:LongcatNextBackend",
+        "mammothmoda2": "vgau_data.runners.backends.mammothmoda2:Mammothmoda2Backend",
+        "star": "vgau_data.runners.backends.star:StarBackend",
     }
 )
 

@@ -28,34 +28,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PIL import Image
-
-from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest, require
+from vgau_data.runners.backends.base import Completion, GeneratedImage, GenParams, ImageRequest
 from vgau_data.runners.backends.checkouts import (
     describe_checkout,
+    flatten,
     import_from_checkout,
-    interleaved,
     require_paths,
     returned_image,
+    torch_on,
 )
 from vgau_data.runners.backends.diffusers_edit import pipeline_fingerprint
-
-if TYPE_CHECKING:
-    from vgau_data.runners.messages import Message
 
 CHECKPOINT_FILES = ("model_index.json", "transformer")
 REPO_FILES = ("omnigen2/pipelines/omnigen2/pipeline_omnigen2_chat.py", "omnigen2/models/transformers/transformer_omnigen2.py")
 STOP_STRINGS = ("<|im_end|>", "<|img|>", "<|endoftext|>")
-DTYPES = ("bfloat16", "float16", "float32")
-
-
-def flatten(messages: Sequence[Message]) -> tuple[str, list[Image.Image]]:
-    """A conversation's texts joined by blank lines, and its images in order."""
-    items = interleaved(messages)
-    text = "\n\n".join(item for item in items if isinstance(item, str))
-    return text, [item for item in items if isinstance(item, Image.Image)]
 
 
 class OmniGen2Backend:
@@ -91,10 +79,7 @@ class OmniGen2Backend:
                                         "huggingface-cli download OmniGen2/OmniGen2 --local-dir DIR")  # fmt: skip
         self.repo = require_paths(repo, REPO_FILES, "a checkout of VectorSpaceLab/OmniGen2",
                                   "git clone https://github.com/VectorSpaceLab/OmniGen2")  # fmt: skip
-        if dtype not in DTYPES:
-            raise BackendError(f"dtype must be one of {DTYPES}, got {dtype!r}")
-        self.torch = require("torch", "hf")
-        self.device = ("cuda" if self.torch.cuda.is_available() else "cpu") if device == "auto" else device
+        self.torch, self.device = torch_on(device, dtype)
         self.dtype = dtype
         chat_module, transformer_module = import_from_checkout(
             self.repo,

@@ -62,8 +62,14 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest, require
-from vgau_data.runners.backends.checkouts import describe_checkout, import_from_checkout, interleaved, require_paths
+from vgau_data.runners.backends.base import BackendError, Completion, GeneratedImage, GenParams, ImageRequest
+from vgau_data.runners.backends.checkouts import (
+    describe_checkout,
+    import_from_checkout,
+    interleaved,
+    require_paths,
+    torch_on,
+)
 from vgau_data.runners.backends.local_model import hash_samples
 
 if TYPE_CHECKING:
@@ -78,7 +84,6 @@ REPO_FILES = (
     "utils.py",
 )
 DEFAULT_CONFIG = "configs/showo2_7b_demo_432x432.yaml"
-DTYPES = ("bfloat16", "float16", "float32")
 SYSTEM_PROMPT = "system\nYou are a helpful assistant.<|im_end|>"
 USER_TURN = "\n<|im_start|>user\n"
 ASSISTANT_TURN = "\n<|im_start|>assistant\n"
@@ -186,12 +191,9 @@ class Showo2Backend:
             llm, str(saved.get("llm_model_path", "")), "llm", ("config.json", "tokenizer_config.json")
         )
         self.siglip = local_folder(siglip, str(saved.get("clip_pretrained_model_path", "")), "siglip", ("config.json",))
-        if dtype not in DTYPES:
-            raise BackendError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         if num_inference_steps < 1 or guidance_scale < 0:
             raise BackendError("num_inference_steps must be >= 1 and guidance_scale >= 0")
-        self.torch = require("torch", "hf")
-        self.device = ("cuda" if self.torch.cuda.is_available() else "cpu") if device == "auto" else device
+        self.torch, self.device = torch_on(device, dtype)
         self.dtype = dtype
         self.guidance_scale = float(guidance_scale)
         self.num_inference_steps = int(num_inference_steps)
