@@ -107,8 +107,10 @@ def test_one_extra_move__is_never_optimal(reward_rows: list[dict[str, Any]]) -> 
         record = score(text, row["state"], optimal_length=row["optimal_length"], progress=True)
         assert record.parsed and not record.optimal, row["id"]
         assert reward(text, row["state"], "optimal") == 0.0
-        if not family.unique_length:  # the moves before the extra one reached the goal
-            assert record.progress == 1.0 and record.n_moves == row["optimal_length"] + 1
+        assert record.progress < 1.0, row["id"]  # infeasible: never paid as much as a solution
+        if not family.unique_length:  # the moves before the extra one reached the goal: d0 / (d0 + 1)
+            d0 = row["optimal_length"]
+            assert record.progress == pytest.approx(d0 / (d0 + 1)) and record.n_moves == d0 + 1
 
 
 def test_every_valid_solution_pays__not_only_the_stored_one(reward_rows: list[dict[str, Any]]) -> None:
@@ -171,7 +173,8 @@ def test_progress_of_path_labels__is_the_share_of_the_route_walked_to_the_last_r
             assert record.progress == pytest.approx(expected), (row["id"], k)
         other = next(letter for letter in "ABCDE" if letter not in letters[:2])  # a label, but not the next one
         wrong = score(family.format_answer((*letters[:1], other)), row["state"], progress=True)
-        covered = 1.0 if len(letters) == 1 else reached[0] / row["optimal_length"]  # all letters named: the whole route
+        d0 = row["optimal_length"]  # all letters named, then a wrong one: the route passed the goal, d0 / (d0 + 1)
+        covered = d0 / (d0 + 1) if len(letters) == 1 else reached[0] / d0
         assert wrong.first_illegal == 1 and wrong.progress == pytest.approx(covered)
 
 
