@@ -83,8 +83,12 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"verl": out / "verl_rows", "openrlhf": out / "orlhf_rows"}
 
 
+INSTALL_HERE = {**INSTALL, "VGAU_VERL_PYTHON": INSTALL["VGAU_VERL_PYTHON"].replace("qwen-vl-utils", "qwen-vl-utils isal")}
+"""The tool venvs, as ``.ci/run`` installs them (verl's also imports vgau_data, which needs isal)."""
+
+
 def _run(env_var: str, script: str, out: Path, *args: str) -> dict[str, Any]:
-    python = require_tool(env_var, install=INSTALL[env_var])
+    python = require_tool(env_var, install=INSTALL_HERE[env_var])
     result = subprocess.run([python, str(HERE / script), str(out), *args], capture_output=True, text=True,
                             timeout=600, check=False, cwd=ROOT, env=_env())  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]

@@ -42,6 +42,7 @@ Aug-VCoT annotation) in the look of the row's first board.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -53,6 +54,7 @@ from vgau_data.rewards import (
     DATA_SOURCE_PREFIX,
     REWARD_KINDS,
     RewardError,
+    RewardKind,
     Score,
     data_source,
     family_of,
@@ -75,7 +77,15 @@ MULTI_TURN_PROTOCOLS: tuple[str, ...] = ("oracle_vcot", "oracle_aug_vcot")
 
 def _family_name(source: object) -> str:
     """The family of a verl ``data_source``; refuses, naming ours, any that is not ``vgau/<family>``."""
-    key = source.strip().lower() if isinstance(source, str) else ""
+    if isinstance(source, str):
+        return _known_family(source)
+    return _known_family("")
+
+
+@functools.lru_cache(maxsize=256)
+def _known_family(source: str) -> str:
+    """``_family_name`` of a string (a run has a few data sources: each is read once)."""
+    key = source.strip().lower()
     if not key.startswith(DATA_SOURCE_PREFIX) or key.removeprefix(DATA_SOURCE_PREFIX) not in FAMILIES:
         ours = ", ".join(data_source(name) for name in FAMILIES)
         raise RewardError(f"Reward function is not implemented for data_source={source!r:.80}: "
@@ -140,17 +150,25 @@ def compute_score(
         >>> result["score"], result["feasible"]
         (1.0, 1.0)
     """
-    chosen = get_kind(kind)
+    chosen, reported = _reported_kinds(kind if isinstance(kind, str) else get_kind(kind).name)
     record = score_record(data_source, solution_str, ground_truth, extra_info, progress=chosen.needs_progress)
     result = {"score": chosen(record)}
-    result.update({name: reward(record) for name, reward in REWARD_KINDS.items()
-                   if chosen.needs_progress or not reward.needs_progress})  # fmt: skip
+    for name, reward in reported:
+        result[name] = reward(record)
     extra = _extra(extra_info)
     turn_scores = extra.get("turn_scores")
     ours = _extra(extra.get("interaction_kwargs")).get("name") == INTERACTION_NAME
     if ours and STEPS_FIELD not in extra and isinstance(turn_scores, Sequence) and len(turn_scores) > 0:
         result["score"] = float(turn_scores[-1])  # verl 0.7: the interaction scored the episode's steps
     return result
+
+
+@functools.lru_cache(maxsize=64)
+def _reported_kinds(kind: str) -> tuple[RewardKind, tuple[tuple[str, RewardKind], ...]]:
+    """The kind ``kind`` names and the kinds ``compute_score`` reports beside it (``progress`` only when it is asked)."""
+    chosen = get_kind(kind)
+    return chosen, tuple((name, reward) for name, reward in REWARD_KINDS.items()
+                         if chosen.needs_progress or not reward.needs_progress)  # fmt: skip
 
 
 def compute_score_batch(
