@@ -17,12 +17,12 @@ import json
 import sys
 
 
-
 def openrlhf_parser() -> argparse.ArgumentParser:
     import importlib.util
 
     path = importlib.util.find_spec("openrlhf.cli.train_ppo_ray").origin
-    tree = ast.parse(open(path, encoding="utf-8").read())
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
     main = next(node for node in tree.body if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test))
     body = []
     for statement in main.body:
@@ -33,10 +33,10 @@ def openrlhf_parser() -> argparse.ArgumentParser:
     for statement in tree.body:
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             try:
-                exec(compile(ast.Module(body=[statement], type_ignores=[]), path, "exec"), namespace)
+                exec(compile(ast.Module(body=[statement], type_ignores=[]), path, "exec"), namespace)  # noqa: S102
             except ImportError:
                 continue  # Ray, vLLM, DeepSpeed: the trainer's, not the parser's
-    exec(compile(ast.Module(body=body, type_ignores=[]), path, "exec"), namespace)  # OpenRLHF's own code, as shipped
+    exec(compile(ast.Module(body=body, type_ignores=[]), path, "exec"), namespace)  # noqa: S102  OpenRLHF's own code
     return namespace["parser"]
 
 
@@ -50,13 +50,21 @@ def main(out_json, *arguments):
             args = hierarchize(parser.parse_args(list(arguments)))
         except SystemExit:
             args = None
-    read = {} if args is None else {
-        "data": {key: getattr(args.data, key, None) for key in
-                 ("prompt_dataset", "input_key", "label_key", "image_key", "apply_chat_template")},
-        "remote_url": args.reward.remote_url,
-    }
+    read = (
+        {}
+        if args is None
+        else {
+            "data": {
+                key: getattr(args.data, key, None)
+                for key in ("prompt_dataset", "input_key", "label_key", "image_key", "apply_chat_template")
+            },
+            "remote_url": args.reward.remote_url,
+        }
+    )
     with open(out_json, "w", encoding="utf-8") as handle:
-        json.dump({"error": errors.getvalue().strip().splitlines()[-1:] if args is None else None, "read": read}, handle)
+        json.dump(
+            {"error": errors.getvalue().strip().splitlines()[-1:] if args is None else None, "read": read}, handle
+        )
 
 
 if __name__ == "__main__":

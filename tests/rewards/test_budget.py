@@ -7,7 +7,13 @@ from typing import Any
 import pytest
 
 from vgau_data.registry import FAMILIES
-from vgau_data.rewards.budget import DEFAULT_BUDGET, SolveBudget, SolveBudgetError, SolveBudgetExceeded, bounded_distance
+from vgau_data.rewards.budget import (
+    DEFAULT_BUDGET,
+    SolveBudget,
+    SolveBudgetError,
+    SolveBudgetExceeded,
+    bounded_distance,
+)
 
 
 def test_the_distance__is_every_rows_optimum_in_every_family(reward_rows: list[dict[str, Any]]) -> None:

@@ -72,11 +72,13 @@ def _checked_overrides(overrides):
 def main(out_json, answers_json, overrides_json, *files):
     import vgau_data.rewards.verl as ours
 
-    values, problems = _checked_overrides(json.loads(open(overrides_json, encoding="utf-8").read()))
+    with open(overrides_json, encoding="utf-8") as handle:
+        values, problems = _checked_overrides(json.load(handle))
     path = values["reward.custom_reward_function.path"]
     name = values["reward.custom_reward_function.name"]
     kind = values.get("reward.custom_reward_function.reward_kwargs.kind", "optimal")
-    answers = json.loads(open(answers_json, encoding="utf-8").read())
+    with open(answers_json, encoding="utf-8") as handle:
+        answers = json.load(handle)
     rows = [row for file in files for row in pq.read_table(file).to_pylist()]
     tokenizer = tiny_tokenizer(transformers)
     loaded = {}

@@ -329,7 +329,7 @@ class StepResponse:
     not in ``sys.modules``, where ``dataclasses`` fails to resolve the annotations.
     """
 
-    __slots__ = ("text", "image", "video")
+    __slots__ = ("image", "text", "video")
 
     def __init__(self, text: str, image: list[Any], video: list[Any] | None = None) -> None:
         self.text, self.image, self.video = text, image, video
