@@ -191,9 +191,11 @@ def learned(means: list[float]) -> float:
 
 def test_grpo_with_the_optimal_reward__learns_to_solve_one_move_mazes(grammar_model: Path, tmp_path: Path) -> None:
     means = train(optimal_reward, grammar_model, tmp_path)
+    print("optimal reward per step:", means)
     assert learned(means) >= MARGIN, means
 
 
 def test_grpo_with_puzzle_environment__learns_to_play_the_right_step(grammar_model: Path, tmp_path: Path) -> None:
     means = train_environment("optimal", grammar_model, tmp_path)
+    print("environment reward per step:", means)
     assert learned(means) >= MARGIN, means
