@@ -146,12 +146,22 @@ def _grpo(folder: Path, out: Path, dataset: Any, **options: Any) -> list[dict[st
     """``STEPS`` GRPO steps of one prompt and 8 completions each, on CPU; the per-step logs."""
     os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
     import torch
+
+    torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one thread: the same reductions, so the same curve, on any machine
+    try:
+        return _train(folder, out, dataset, **options)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(folder: Path, out: Path, dataset: Any, **options: Any) -> list[dict[str, Any]]:
     import trl
     from transformers import AutoModelForImageTextToText
 
     from vgau_data.runners.backends.hf import load_processor
 
-    torch.manual_seed(0)
     processor, _ = load_processor(folder)
     processor.tokenizer.padding_side = "left"
     tool_calls = "environment_factory" in options
