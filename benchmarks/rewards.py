@@ -19,7 +19,13 @@ counted; the server figures are wall time):
         warm  later passes (the states cached), best and median of 5;
     - the same without the optimum (``score`` solves it when an answer is feasible: OpenRLHF
       labels that are the state alone), cold, and the ``progress`` kind, cold;
-Target: >= 20,000 answers/s per core cold (oracle answers, mixed families).
+    - every adapter beside the core (``--adapters``): TRL's ``optimal_reward`` (one call per
+      family's rows, as a batch), verl's ``compute_score`` (one call per answer) and
+      ``compute_score_batch``, OpenRLHF's ``reward_func`` (one batch), per family and answer
+      kind (oracle, random), one answer per state never seen (cold: a fresh process per
+      adapter, its family modules warmed on the other rows) and warm (the same again), with
+      and without the row's optimum.
+Target: >= 20,000 answers/s per core cold in every family, every adapter >= 0.5x the core.
 """
 
 from __future__ import annotations
@@ -85,6 +91,103 @@ def cold_child(dataset: str, kind: str, group: str, mode: str) -> None:
                       "first_rows": len(rows[0::2]), "first_seconds": process_start}))  # fmt: skip
 
 
+ADAPTERS = ("core", "trl", "verl", "verl_batch", "openrlhf")
+
+
+def _adapter(name: str, with_optimum: bool) -> Any:
+    """``score_rows(rows)``: the adapter's call on ``(family, answer, state, optimum)`` rows, as its trainer makes it."""
+    from vgau_data.rewards import score
+    from vgau_data.rewards.openrlhf import reward_func
+    from vgau_data.rewards.trl import optimal_reward
+    from vgau_data.rewards.verl import compute_score, compute_score_batch
+
+    def label(family: str, state: str, optimum: int) -> str:
+        return json.dumps({"ground_truth": state, "family": family, "optimal_length": optimum}) if with_optimum else state
+
+    def extra(optimum: int) -> dict[str, Any]:
+        return {"optimal_length": optimum} if with_optimum else {}
+
+    def core(rows: list) -> None:
+        for family, answer, state, optimum in rows:
+            score(answer, state, family=family, optimal_length=optimum if with_optimum else None)
+
+    def trl(rows: list) -> None:
+        columns = {"state": [r[2] for r in rows], "task": [r[0] for r in rows]}
+        if with_optimum:
+            columns["optimal_length"] = [r[3] for r in rows]
+        optimal_reward(prompts=None, completions=[r[1] for r in rows], **columns)
+
+    def verl(rows: list) -> None:
+        for family, answer, state, optimum in rows:
+            compute_score(f"vgau/{family}", answer, state, extra(optimum))
+
+    def verl_batch(rows: list) -> None:
+        compute_score_batch([f"vgau/{r[0]}" for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                            [extra(r[3]) for r in rows])  # fmt: skip
+
+    def openrlhf(rows: list) -> None:
+        reward_func([PROMPT + r[1] for r in rows], [PROMPT] * len(rows), [label(r[0], r[2], r[3]) for r in rows])
+
+    return {"core": core, "trl": trl, "verl": verl, "verl_batch": verl_batch, "openrlhf": openrlhf}[name]
+
+
+def adapter_child(dataset: str, name: str, with_optimum: str) -> None:
+    """In a fresh process: per answer kind and family, the adapter's first pass over the odd rows (states never
+    seen; the family modules warmed on the even rows by the core) and a second, warm pass (prints JSON)."""
+    try:
+        import torch  # noqa: F401  (OpenRLHF's reward returns tensors: imported before the clock starts)
+    except ImportError:
+        pass
+    from vgau_data.rewards import score
+
+    given = with_optimum == "given"
+    adapter = _adapter(name, given)
+    out: dict[str, Any] = {}
+    for kind in ("oracle", "random"):
+        groups = groups_of(load_pairs(dataset, kind))
+        for family, rows in groups.items():
+            if family == "mixed":
+                continue
+            for f, answer, state, optimum in rows[0::2]:
+                score(answer, state, family=f, optimal_length=optimum)
+            unseen = rows[1::2]
+            rates = []
+            for _ in range(2):  # cold, then warm
+                start = time.process_time()
+                adapter(unseen)
+                rates.append(len(unseen) / max(time.process_time() - start, 1e-9))
+            out[f"{kind}/{family}"] = {"cold": rates[0], "warm": rates[1]}
+    print(json.dumps(out))
+
+
+def adapter_table(dataset: str, pin: bool, repeats: int) -> dict[str, Any]:
+    """Every adapter x family x answer kind, cold and warm, with and without the optimum, beside the core
+    (each figure the best of ``repeats`` fresh processes: 50 answers per family are timed, so one run is noisy)."""
+    figures: dict[str, Any] = {}
+    for mode in ("given", "solve"):
+        runs = {}
+        for name in ADAPTERS:
+            command = [sys.executable, __file__, "--dataset", dataset, "--adapter-child", name, mode] + (["--pin"] if pin else [])
+            tries = [json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+                                .splitlines()[-1]) for _ in range(repeats)]  # fmt: skip
+            runs[name] = {key: {clock: max(run[key][clock] for run in tries) for clock in ("cold", "warm")}
+                          for key in tries[0]}  # fmt: skip
+        figures[mode] = runs
+        print(f"\nadapters, answers/s per core, one answer per state; optimum {'in the row' if mode == 'given' else 'NOT in the row'}"
+              " (cold / warm; x core: the adapter's cold rate over the core's)")  # fmt: skip
+        print(f"{'':18}" + "".join(f"{name:>22}" for name in ADAPTERS))
+        for key in runs["core"]:
+            core = runs["core"][key]["cold"]
+            cells = [f"{runs[n][key]['cold']:>9,.0f}/{runs[n][key]['warm']:>8,.0f}" + (f" {runs[n][key]['cold'] / core:>3.1f}x" if n != "core" else "     ") for n in ADAPTERS]  # fmt: skip
+            print(f"{key:18}" + "".join(f"{cell:>22}" for cell in cells))
+        worst = min(runs[n][k]["cold"] / runs["core"][k]["cold"] for n in ADAPTERS[1:] for k in runs["core"])
+        slowest = min(runs["core"][k]["cold"] for k in runs["core"] if k.startswith("random/"))
+        print(f"core, random answers, slowest family cold: {slowest:,.0f}/s (target >= {TARGET_COLD:,}: "
+              f"{'met' if slowest >= TARGET_COLD else 'NOT met'}); slowest adapter {worst:.2f}x the core "
+              f"(target >= 0.5x: {'met' if worst >= 0.5 else 'NOT met'})")  # fmt: skip
+    return figures
+
+
 def cold(dataset: str, kind: str, group: str, mode: str, pin: bool, repeats: int) -> dict[str, float]:
     """The fastest of ``repeats`` fresh processes (a first pass cannot be repeated in one)."""
     command = [sys.executable, __file__, "--dataset", dataset, "--cold-child", kind, group, mode] + (["--pin"] if pin else [])
@@ -101,12 +204,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pin", action="store_true", help="pin to CPU 0 (every process)")
     parser.add_argument("--json", default=None, help="also write the figures as JSON here")
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per cold figure, the fastest kept (3)")
+    parser.add_argument("--adapters", action="store_true", help="only the adapter x family x answer kind table")
     parser.add_argument("--cold-child", nargs=3, metavar=("KIND", "GROUP", "MODE"), help=argparse.SUPPRESS)
+    parser.add_argument("--adapter-child", nargs=2, metavar=("ADAPTER", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.pin and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})
     if args.cold_child:
         cold_child(args.dataset, *args.cold_child)
+        return 0
+    if args.adapter_child:
+        adapter_child(args.dataset, *args.adapter_child)
         return 0
 
     dataset = args.dataset
@@ -117,7 +225,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_dataset(dataset, seed=0, workers=args.workers, progress=False)
     from vgau_data.rewards import _entry, score
 
-    figures: dict[str, Any] = {"python": sys.version.split()[0]}
+    figures: dict[str, Any] = {"python": sys.version.split()[0], "adapters": adapter_table(dataset, args.pin, args.repeats)}
+    if args.adapters:
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                json.dump(figures, handle, indent=2)
+        return 0
     for kind in ("oracle", "random"):
         pairs = load_pairs(dataset, kind)
         groups = groups_of(pairs)

@@ -107,8 +107,10 @@ def test_one_extra_move__is_never_optimal(reward_rows: list[dict[str, Any]]) -> 
         record = score(text, row["state"], optimal_length=row["optimal_length"], progress=True)
         assert record.parsed and not record.optimal, row["id"]
         assert reward(text, row["state"], "optimal") == 0.0
-        if not family.unique_length:  # the moves before the extra one reached the goal
-            assert record.progress == 1.0 and record.n_moves == row["optimal_length"] + 1
+        assert record.progress < 1.0, row["id"]  # infeasible: never paid as much as a solution
+        if not family.unique_length:  # the moves before the extra one reached the goal: d0 / (d0 + 1)
+            d0 = row["optimal_length"]
+            assert record.progress == pytest.approx(d0 / (d0 + 1)) and record.n_moves == d0 + 1
 
 
 def test_every_valid_solution_pays__not_only_the_stored_one(reward_rows: list[dict[str, Any]]) -> None:
@@ -171,7 +173,8 @@ def test_progress_of_path_labels__is_the_share_of_the_route_walked_to_the_last_r
             assert record.progress == pytest.approx(expected), (row["id"], k)
         other = next(letter for letter in "ABCDE" if letter not in letters[:2])  # a label, but not the next one
         wrong = score(family.format_answer((*letters[:1], other)), row["state"], progress=True)
-        covered = 1.0 if len(letters) == 1 else reached[0] / row["optimal_length"]  # all letters named: the whole route
+        d0 = row["optimal_length"]  # all letters named, then a wrong one: the route passed the goal, d0 / (d0 + 1)
+        covered = d0 / (d0 + 1) if len(letters) == 1 else reached[0] / d0
         assert wrong.first_illegal == 1 and wrong.progress == pytest.approx(covered)
 
 
@@ -207,3 +210,33 @@ def test_rows_that_are_not_ours__are_refused_with_a_message_naming_ours(reward_r
     with pytest.raises(RewardError, match="non-negative int"):
         score("up", state, optimal_length=-1)
     assert family_of("VGAU/Klotski").name == "klotski"
+
+
+def test_format__pays_no_empty_answer_and_progress_never_pays_an_infeasible_one_1(reward_rows: list[dict[str, Any]]) -> None:
+    for row in reward_rows:
+        family = FAMILIES[row["task"]]
+        empty = score(family.format_answer(()), row["state"], optimal_length=row["optimal_length"], progress=True)
+        assert empty.parsed and reward(family.format_answer(()), row["state"], "format") == 0.0, row["id"]
+        assert empty.progress == 0.0
+    assert reward(reward_rows[0]["answer"], reward_rows[0]["state"], "format") == 1.0
+
+
+def test_a_search_past_its_budget__gets_the_defined_result(reward_rows: list[dict[str, Any]]) -> None:
+    from vgau_data.rewards import SolveBudget, _cached_distance
+    from vgau_data.rewards.budget import SolveBudgetError
+
+    _entry.cache_clear()  # no optimum or distance known from the tests before
+    _cached_distance.cache_clear()
+    row = next(row for row in reward_rows if row["task"] == "klotski" and row["optimal_length"] > 3)
+    family = FAMILIES["klotski"]
+    oracle = family.answer_from_payload(row["solution"])
+    tight = SolveBudget(positions=2, seconds=5.0)
+    solved = score(row["answer"], row["state"], budget=tight)  # no optimum given: the search for it meets the budget
+    assert solved.feasible and not solved.optimal and solved.budget_exceeded and solved.optimal_length is None
+    assert score(row["answer"], row["state"]).optimal  # the default budget settles it
+    half = family.format_answer(oracle[:2])
+    short = score(half, row["state"], optimal_length=row["optimal_length"], progress=True, budget=tight)
+    assert short.progress == 0.0 and short.budget_exceeded
+    assert not score(half, row["state"], optimal_length=row["optimal_length"], progress=True).budget_exceeded
+    with pytest.raises(SolveBudgetError, match="positions must be an int >= 1"):
+        score(half, row["state"], budget=SolveBudget(positions=0))

@@ -41,7 +41,7 @@ def test_the_kind_tables__are_the_registries_and_the_limits_the_defaults() -> No
         section = DOC[DOC.index(header) :].split("\n\n")[0]
         return re.findall(r"^\| `(\w+)`", section, flags=re.MULTILINE)
 
-    assert table("| kind | pays |\n|---|---|\n| `optimal`") == list(REWARD_KINDS)
+    assert table("| kind | pays | why |\n|---|---|---|\n| `optimal`") == list(REWARD_KINDS)
     assert table("| kind | pays |\n|---|---|\n| `next_state`") == list(IMAGE_REWARD_KINDS)
     limits = ServerLimits()
     assert f"({limits.max_body_bytes // 2**20} MiB;" in DOC and f"({limits.request_timeout_s:g})" in DOC

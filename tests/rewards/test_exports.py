@@ -44,7 +44,10 @@ def test_verl_rows__compute_score_reads_them_whole(training_dir: Path, tmp_path:
         family = row["extra_info"]["family"]
         extra = {**row["extra_info"], "num_turns": None, "rollout_reward_scores": {}}  # as verl hands it over
         result = compute_score(row["data_source"], _oracle(family), row["reward_model"]["ground_truth"], extra)
-        assert result == {"score": 1.0, "optimal": 1.0, "feasible": 1.0, "progress": 1.0, "format": 1.0}, family
+        assert result == {"score": 1.0, "optimal": 1.0, "feasible": 1.0, "format": 1.0}, family  # no progress asked
+        progress = compute_score(row["data_source"], _oracle(family), row["reward_model"]["ground_truth"], extra,
+                                 kind="progress")  # fmt: skip
+        assert progress == {"score": 1.0, "optimal": 1.0, "feasible": 1.0, "progress": 1.0, "format": 1.0}, family
         assert compute_score(row["data_source"], "no idea", row["reward_model"]["ground_truth"], extra)["score"] == 0.0
 
 

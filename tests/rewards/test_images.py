@@ -44,10 +44,13 @@ def test_a_wrong_cell_or_the_board_before_the_step__pays_nothing(reward_rows: li
         family, state, step = _first_step(row)
         after = family.apply_step(state, step)
         text = family.format_step(step)
-        perturbed = image_rewards(family.render(family.fidelity.perturb(after, 1, rng_for(1))), row["state"], step=text)
-        assert perturbed["next_state"] == 0.0 and perturbed["move"] == 1.0, row["id"]  # the move was right, the drawing not
+        wrong_cell = family.render(family.fidelity.perturb(after, 1, rng_for(1)))
+        perturbed = image_rewards(wrong_cell, row["state"], step=text)
+        assert perturbed["next_state"] == perturbed["move"] == 0.0, row["id"]  # the move was right, the drawing not
+        record = score_drawing(wrong_cell, row["state"], step=text)
+        assert record.step_optimal and not record.board_exact, row["id"]
         cells = len(family.fidelity.cell_labels(after))
-        assert perturbed["cells"] == pytest.approx(1 - 1 / cells)
+        assert record.cells == pytest.approx(1 - 1 / cells) and 0.0 < perturbed["cells"] < record.cells
         unchanged = image_rewards(family.render(state), row["state"], step=text)
         assert unchanged["next_state"] == 0.0 and unchanged["cells"] < 1.0, row["id"]
         noise = np.random.default_rng(0).integers(0, 256, (*family.geometry.size[::-1], 3), dtype=np.uint8)
@@ -183,7 +186,9 @@ def test_a_drawn_board_no_legal_step_leads_to__pays_nothing(reward_rows: list[di
         wrong_cell = family.render(family.fidelity.perturb(after, 1, rng_for(1)))
         perturbed = image_rewards(wrong_cell, row["state"], purpose="drawn_step")
         assert perturbed["next_state"] == perturbed["move"] == 0.0, row["id"]
-        assert perturbed["cells"] >= 1 - 1 / len(family.fidelity.cell_labels(after)) - 1e-9  # the nearest legal board
+        nearest = score_drawing(wrong_cell, row["state"], purpose="drawn_step")
+        assert nearest.cells >= 1 - 1 / len(family.fidelity.cell_labels(after)) - 1e-9  # the nearest legal board
+        assert 0.0 < perturbed["cells"] == nearest.cell_credit < 1.0
         two_steps = family.trajectory(state, family.oracle_steps(state))
         if len(two_steps) >= 2:
             assert image_rewards(family.render(two_steps[1]), row["state"], purpose="drawn_step")["score"] == 0.0
@@ -269,3 +274,23 @@ def test_an_image_reward_of_a_row_whose_style_is_not_one__names_the_row(reward_r
     with pytest.raises(VgauError, match=f"^row '{row['id']}': unknown palette"):
         compute_image_score(f"vgau/{row['task']}", board, row["state"],
                             {"id": row["id"], "render_style": '{"palette":"x","line_scale":1,"cell_scale":1}'})
+
+
+@pytest.mark.parametrize("purpose", ["next_state", "drawn_step", "aid"])
+def test_noise_a_blank_and_a_black_image__earn_nothing_in_any_image_kind(
+    reward_rows: list[dict[str, Any]], purpose: str
+) -> None:
+    """Every kind in IMAGE_REWARD_KINDS reads the drawing: an image that shows no board pays 0 in all of them,
+    with the true optimal step stated beside it (``move`` once paid that step whatever was drawn)."""
+    for family_name in FAMILIES:
+        row = next(row for row in reward_rows if row["task"] == family_name)
+        family, _, step = _first_step(row)
+        width, height = family.geometry.size
+        drawings = {"noise": np.random.default_rng(0).integers(0, 256, (height, width, 3), dtype=np.uint8),
+                    "blank": Image.new("RGB", (width, height), "white"),
+                    "black": Image.new("RGB", (width, height), "black")}  # fmt: skip
+        for name, drawing in drawings.items():
+            result = image_rewards(drawing, row["state"], purpose=purpose, step=family.format_step(step),
+                                   optimal_length=row["optimal_length"])  # fmt: skip
+            assert {kind: result[kind] for kind in IMAGE_REWARD_KINDS} == dict.fromkeys(IMAGE_REWARD_KINDS, 0.0), (
+                family_name, name)

@@ -309,3 +309,20 @@ def test_grpo_trainer__plays_the_environment_through_tool_calls(
     assert len(logs) == 2
     assert sorted(log["rewards/PuzzleEnvironment/mean"] for log in logs) == [0.0, 1.0]
     assert all(log["tools/call_frequency"] == 2.0 and log["tools/failure_frequency"] == 0.0 for log in logs)
+
+
+@pytest.mark.parametrize("column", ["state", "optimal_length", "task"])
+def test_a_column_with_fewer_values_than_completions__is_a_reward_error_naming_the_row(
+    reward_rows: list[dict[str, Any]], column: str
+) -> None:
+    from vgau_data.rewards import RewardError
+    from vgau_data.rewards.trl import optimal_reward
+
+    rows = reward_rows[:3]
+    columns = {"state": [row["state"] for row in rows], "optimal_length": [row["optimal_length"] for row in rows],
+               "task": [row["task"] for row in rows]}  # fmt: skip
+    columns[column] = columns[column][:2]
+    with pytest.raises(RewardError, match=rf"^column '{column}' has 2 values for 3 completions: row 2 of the batch"):
+        optimal_reward(completions=[row["answer"] for row in rows], **columns)
+    with pytest.raises(RewardError, match=r"'optimal_length' must be an int >= 0"):
+        optimal_reward(completions=[rows[0]["answer"]], state=[rows[0]["state"]], optimal_length=["3"])

@@ -27,6 +27,8 @@ from vgau_data.rewards.verl import (
 
 VERL = "verl_0.9.1.json"
 KEYS = {"score", *REWARD_KINDS}
+"""What ``compute_score`` returns for the ``progress`` kind; the others leave ``progress`` out (they never search)."""
+PLAIN = KEYS - {"progress"}
 
 
 def _extra(row: dict[str, Any]) -> dict[str, Any]:
@@ -41,9 +43,13 @@ def test_recorded_calls__are_what_compute_score_takes(calls: Callable[[str], Any
     naive = recorded["naive"]["calls"][0]
     assert set(naive) == {"data_source", "solution_str", "ground_truth", "extra_info", "kind"}
     assert set(recorded["batch"]["calls"][0]) == {"data_sources", "solution_strs", "ground_truths", "extra_infos", "kind"}
+    # recorded when every kind was returned: the optimal kind now leaves progress out (tests/rewards/verl_loader.py
+    # runs verl's managers live)
     for call, result in zip(recorded["naive"]["calls"], recorded["naive"]["results"]):
-        assert compute_score(**call) == result["reward_extra_info"] and set(result["reward_extra_info"]) == KEYS
-    assert compute_score_batch(**recorded["batch"]["calls"][0]) == recorded["batch"]["results"]
+        kept = {key: value for key, value in result["reward_extra_info"].items() if key in PLAIN}
+        assert compute_score(**call) == kept and set(result["reward_extra_info"]) == KEYS
+    batch = [{key: value for key, value in result.items() if key in PLAIN} for result in recorded["batch"]["results"]]
+    assert compute_score_batch(**recorded["batch"]["calls"][0]) == batch
 
 
 def test_oracle_answer_of_every_row__scores_1_in_every_kind(reward_rows: list[dict[str, Any]]) -> None:
@@ -51,6 +57,9 @@ def test_oracle_answer_of_every_row__scores_1_in_every_kind(reward_rows: list[di
         for extra in (_extra(row), None, {}):
             result = compute_score(data_source=f"vgau/{row['task']}", solution_str=row["answer"],
                                    ground_truth=row["state"], extra_info=extra)  # fmt: skip
+            assert result == dict.fromkeys(PLAIN, 1.0), row["id"]
+            result = compute_score(data_source=f"vgau/{row['task']}", solution_str=row["answer"],
+                                   ground_truth=row["state"], extra_info=extra, kind="progress")  # fmt: skip
             assert result == dict.fromkeys(KEYS, 1.0), row["id"]
     batch = compute_score_batch(
         data_sources=[f"vgau/{row['task']}" for row in reward_rows], solution_strs=[row["answer"] for row in reward_rows],
@@ -64,13 +73,15 @@ def test_empty_garbage_illegal_and_extra_moves__score_as_they_should(reward_rows
     family = FAMILIES["sokoban"]
     oracle = family.answer_from_payload(row["solution"])
     cases = {
-        "": dict.fromkeys(KEYS, 0.0),
-        "I think the answer is 7.": dict.fromkeys(KEYS, 0.0),
-        family.format_answer(oracle[:-1]): {"score": 0.0, "optimal": 0.0, "feasible": 0.0, "format": 1.0},
-        family.format_answer((*oracle, oracle[-1])): {"score": 0.0, "optimal": 0.0, "format": 1.0, "progress": 1.0},
+        "": dict.fromkeys(PLAIN, 0.0),
+        "[]": dict.fromkeys(PLAIN, 0.0),
+        "I think the answer is 7.": dict.fromkeys(PLAIN, 0.0),
+        family.format_answer(oracle[:-1]): {"optimal": 0.0, "feasible": 0.0, "format": 1.0},
+        family.format_answer((*oracle, oracle[-1])): {"optimal": 0.0, "format": 1.0,
+                                                      "progress": row["optimal_length"] / (row["optimal_length"] + 1)},
     }
     for text, expected in cases.items():
-        result = compute_score("vgau/sokoban", text, row["state"], _extra(row))
+        result = compute_score("vgau/sokoban", text, row["state"], _extra(row), kind="progress")
         assert {key: result[key] for key in expected} == expected, text
 
 
@@ -151,7 +162,7 @@ def test_step_tool__plays_every_rows_oracle_episode_and_compute_score_pays_it(
             assert ("episode is over" in response.text) == (i == len(steps) - 1)
         assert agent_data.extra_fields[STEPS_FIELD] == steps
         merged = {**extra, **agent_data.extra_fields, "turn_scores": [], "num_turns": 2 * len(steps) + 1}
-        assert compute_score(f"vgau/{row['task']}", "I am done.", row["state"], merged) == dict.fromkeys(KEYS, 1.0)
+        assert compute_score(f"vgau/{row['task']}", "I am done.", row["state"], merged) == dict.fromkeys(PLAIN, 1.0)
     assert tool._rows == {}  # every call released its instance
 
 
@@ -167,7 +178,7 @@ def test_step_tool__an_unreadable_step_ends_the_episode_and_later_calls_change_n
     assert "could not be read" in _tool_call(tool, agent_data, "move the red car")[0].text
     assert "no more steps" in _tool_call(tool, agent_data, first)[0].text
     merged = {**extra, **agent_data.extra_fields}
-    result = compute_score("vgau/parking", "", row["state"], merged)
+    result = compute_score("vgau/parking", "", row["state"], merged, kind="progress")
     assert result["optimal"] == 0.0 and result["progress"] == pytest.approx(1 / row["optimal_length"])
 
 

@@ -18,9 +18,15 @@ Reward kinds turn a ``Score`` into a number; each is a function registered in
 
     optimal    1 for a feasible answer of optimal length, else 0 (the default);
     feasible   1 for any answer that reaches the goal with legal moves, else 0;
-    progress   the share of the optimal distance the legal prefix of the answer covers,
-               in [0, 1] (partial credit, only when asked for);
-    format     1 when an answer in the family's format was found and read, else 0.
+    progress   1 for a feasible answer; else the share of the optimal distance the legal
+               prefix of the answer covers, always < 1 (partial credit, only when asked for);
+    format     1 when an answer in the family's format was found, read and names at
+               least one move, else 0.
+
+Every search a reward makes (the optimum of a row given without ``optimal_length``, the
+distance left for ``progress``) is bounded by a ``SolveBudget`` (``budget=`` of ``score``
+and ``reward``; ``DEFAULT_BUDGET`` otherwise): past it the answer gets ``progress`` 0 and
+``optimal`` 0, and ``Score.budget_exceeded`` says why (``vgau_data.rewards.budget``).
 
 The trainer adapters live beside this core: ``vgau_data.rewards.trl``, ``.verl``,
 ``.openrlhf``; rewards for drawn images in ``vgau_data.rewards.images``.
@@ -50,20 +56,25 @@ from vgau_data.errors import StateError, UnknownFamilyError, VgauError
 from vgau_data.metrics.scoring import parse_output, read_with
 from vgau_data.puzzles.base import FamilySpec, Illegal
 from vgau_data.registry import FAMILIES
+from vgau_data.rewards.budget import DEFAULT_BUDGET, SolveBudget, SolveBudgetExceeded, bounded_distance
 
 DATA_SOURCE_PREFIX = "vgau/"
 """verl's ``data_source`` of a row is ``vgau/<family>``."""
 STATE_CACHE_SIZE = 16_384
 """Parsed states kept (least recently used dropped): a training epoch's distinct prompts, several times over."""
 DISTANCE_CACHE_SIZE = 65_536
-"""Solved distances-to-goal kept for ``progress`` (states reached by legal prefixes)."""
+"""Searched distances-to-goal kept for ``progress`` (states reached by legal prefixes)."""
+_OVER_BUDGET = -1
+"""``_distance``'s result for a search that met its budget (cached like a distance)."""
 
 __all__ = [
     "DATA_SOURCE_PREFIX",
+    "DEFAULT_BUDGET",
     "REWARD_KINDS",
     "RewardError",
     "RewardKind",
     "Score",
+    "SolveBudget",
     "data_source",
     "family_of",
     "read_step",
@@ -93,8 +104,11 @@ class Score:
             (None when neither: an answer that is not feasible needs no optimum).
         first_illegal: 0-based index of the first illegal move (None when every move is legal).
         error: the reason code (docs/contract/reason-codes.md; None when feasible).
-        progress: share of the optimal distance covered by the legal prefix, in [0, 1];
-            computed only when asked for (``score(..., progress=True)``), else None.
+        progress: 1.0 for a feasible answer, else the share of the optimal distance covered
+            by the legal prefix, in [0, 1); computed only when asked for
+            (``score(..., progress=True)``), else None.
+        budget_exceeded: a search this score needed met its ``SolveBudget``: ``progress``
+            is then 0 and ``optimal`` False (and ``optimal_length`` None when it was the optimum).
     """
 
     family: str
@@ -106,6 +120,7 @@ class Score:
     first_illegal: int | None
     error: str | None
     progress: float | None = None
+    budget_exceeded: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,11 +131,15 @@ class Score:
 
 @dataclass(slots=True)
 class _Entry:
-    """A parsed ground truth: its family, state and optimum (solved on first need, then kept)."""
+    """A parsed ground truth: its family, state and optimum (searched on first need, then kept).
+
+    ``over_budget`` is the largest budget a search for the optimum met (not searched again within it).
+    """
 
     family: FamilySpec
     state: Any
     optimal_length: int | None
+    over_budget: SolveBudget | None = None
 
 
 def family_of(name: object) -> FamilySpec:
@@ -191,12 +210,21 @@ def _resolve(state: object, family: object, optimal_length: object) -> _Entry:
     return entry
 
 
-def _optimal_length(entry: _Entry) -> int | None:
-    """The entry's optimum, solved (and kept on the cached entry) the first time it is needed."""
+def _optimal_length(entry: _Entry, budget: SolveBudget) -> int | None:
+    """The entry's optimum, searched within ``budget`` (and kept on the cached entry) the first time it is needed.
+
+    Raises:
+        SolveBudgetExceeded: the search met the budget (now or before, with a budget at least as large).
+    """
     if entry.optimal_length is None:
-        solution = entry.family.solve(entry.state)
-        if solution is not None:
-            entry.optimal_length = solution.optimal_length
+        known = entry.over_budget
+        if known is not None and budget.positions <= known.positions and budget.seconds <= known.seconds:
+            raise SolveBudgetExceeded(f"{entry.family.name}: the optimum's search met {known}")
+        try:
+            entry.optimal_length = bounded_distance(entry.family, entry.state, budget)
+        except SolveBudgetExceeded:
+            entry.over_budget = budget
+            raise
     return entry.optimal_length
 
 
@@ -215,6 +243,7 @@ def score(
     family: str | None = None,
     optimal_length: int | None = None,
     progress: bool = False,
+    budget: SolveBudget = DEFAULT_BUDGET,
 ) -> Score:
     """Parse ``text`` as the family's answer and replay it on ``state``.
 
@@ -223,19 +252,22 @@ def score(
         state: the row's state JSON (the ``state`` column), or its reference JSON.
         family: the row's family (``"maze"``, or verl's ``"vgau/maze"``); found from the
             state when None.
-        optimal_length: the row's optimum (its ``optimal_length`` column); solved when None
-            and an answer is feasible.
-        progress: also compute ``Score.progress`` (it may solve the state the answer reaches).
+        optimal_length: the row's optimum (its ``optimal_length`` column); searched when
+            None and an answer is feasible (path and onet: never, every feasible answer is optimal).
+        progress: also compute ``Score.progress`` (it may search from the state the answer reaches).
+        budget: the most any of those searches may take (``SolveBudget``); past it, the
+            defined result: ``progress`` 0, ``optimal`` False, ``budget_exceeded`` True.
 
     Never raises on ``text``. Raises ``RewardError`` (or ``StateError``) when the row
     itself is not ours or is broken.
     """
     entry = _resolve(state, family, optimal_length)
+    budget = _checked(budget)
     answer, error = parse_output(entry.family, text)
     if answer is None:
         return Score(entry.family.name, False, False, False, 0, entry.optimal_length, None, error,
                      0.0 if progress else None)  # fmt: skip
-    return _judge(entry, answer, progress)
+    return _judge(entry, answer, progress, budget)
 
 
 def score_steps(
@@ -245,37 +277,63 @@ def score_steps(
     family: str | None = None,
     optimal_length: int | None = None,
     progress: bool = False,
+    budget: SolveBudget = DEFAULT_BUDGET,
 ) -> Score:
     """``score`` of an answer already parsed: the steps of an interactive episode, as ``parse_step`` reads them."""
     entry = _resolve(state, family, optimal_length)
-    return _judge(entry, tuple(steps), progress)
+    return _judge(entry, tuple(steps), progress, _checked(budget))
 
 
-def _judge(entry: _Entry, answer: tuple[Any, ...], progress: bool) -> Score:
+def _checked(budget: object) -> SolveBudget:
+    if budget is DEFAULT_BUDGET:
+        return DEFAULT_BUDGET
+    if not isinstance(budget, SolveBudget):
+        raise RewardError(f"budget must be a SolveBudget(positions=..., seconds=...), got {type(budget).__name__}")
+    return budget.checked()
+
+
+def _judge(entry: _Entry, answer: tuple[Any, ...], progress: bool, budget: SolveBudget) -> Score:
+    """Replay; search only what the score needs: the optimum of a feasible answer given none, progress when asked."""
     spec = entry.family
     replayed = spec.replay(entry.state, answer)
     optimum = entry.optimal_length
-    if replayed.feasible:
-        if spec.unique_length and optimum is None:
+    exceeded = False
+    if replayed.feasible and optimum is None:
+        if spec.unique_length:
             optimum = replayed.length  # every feasible answer of these families is optimal
         else:
-            optimum = _optimal_length(entry)
+            try:
+                optimum = _optimal_length(entry, budget)
+            except SolveBudgetExceeded:
+                exceeded = True
     optimal = replayed.feasible and replayed.length == optimum
     first_illegal = None
     if replayed.error is not None and replayed.error != "not_solved":
         first_illegal = replayed.first_invalid_step
     share = None
     if progress:
-        share = 1.0 if replayed.feasible else _progress(entry, answer, first_illegal)
+        if replayed.feasible:
+            share = 1.0
+        else:
+            try:
+                share = _progress(entry, answer, first_illegal, budget)
+            except SolveBudgetExceeded:
+                share, exceeded = 0.0, True
         optimum = entry.optimal_length if optimum is None else optimum
     return Score(spec.name, True, replayed.feasible, optimal, replayed.length, optimum, first_illegal,
-                 replayed.error, share)  # fmt: skip
+                 replayed.error, share, exceeded)  # fmt: skip
 
 
-def _progress(entry: _Entry, answer: tuple[Any, ...], first_illegal: int | None) -> float:
-    """Share of the optimal distance covered by the answer's legal prefix (1.0 if it passed the goal)."""
+def _progress(entry: _Entry, answer: tuple[Any, ...], first_illegal: int | None, budget: SolveBudget) -> float:
+    """Share of the optimal distance ``d0`` covered by an infeasible answer's legal prefix, always < 1.
+
+    ``(d0 - d) / d0`` with ``d`` the distance left where the legal moves lead (searched within
+    ``budget``; 0 at a dead end); an answer whose legal moves pass through the goal but do
+    not end the answer there (moves after it, an illegal one after it) gets ``d0 / (d0 + 1)``:
+    above every answer that never reached the goal, below every feasible one.
+    """
     spec, state = entry.family, entry.state
-    start = _optimal_length(entry)
+    start = _optimal_length(entry, budget)
     if not start:
         return 0.0
     legal = answer if first_illegal is None else answer[:first_illegal]
@@ -289,18 +347,32 @@ def _progress(entry: _Entry, answer: tuple[Any, ...], first_illegal: int | None)
             break
         state = nxt
         if spec.is_goal(state):
-            return 1.0
-    left = _distance(spec.name, state)
+            return start / (start + 1)
+    left = _distance(spec.name, state, budget)
     if left is None:
         return 0.0  # a dead end (a box in a corner, a blocked pairing): no distance was covered
     return max(0.0, (start - left) / start)
 
 
+def _distance(family: str, state: Any, budget: SolveBudget, within: int | None = None) -> int | None:
+    """Moves from ``state`` to the goal (None when it cannot be reached, in ``within`` moves when given).
+
+    Raises:
+        SolveBudgetExceeded: the search met ``budget`` (now or, cached, before).
+    """
+    moves = _cached_distance(family, state, budget, within)
+    if moves == _OVER_BUDGET:
+        raise SolveBudgetExceeded(f"{family}: the search met {budget}")
+    return moves
+
+
 @functools.lru_cache(maxsize=DISTANCE_CACHE_SIZE)
-def _distance(family: str, state: Any) -> int | None:
-    """Moves from ``state`` to the goal (None when it cannot be reached); states are frozen, so they key a cache."""
-    solution = FAMILIES[family].solve(state)
-    return None if solution is None else solution.optimal_length
+def _cached_distance(family: str, state: Any, budget: SolveBudget, within: int | None) -> int | None:
+    """``_distance``, cached; states are frozen, so they key it."""
+    try:
+        return bounded_distance(FAMILIES[family], state, budget, within=within)
+    except SolveBudgetExceeded:
+        return _OVER_BUDGET
 
 
 # ---------------------------------------------------------------------------- reward kinds
@@ -354,15 +426,15 @@ def feasible(record: Score) -> float:
     return 1.0 if record.feasible else 0.0
 
 
-@reward_kind("progress", "share of the optimal distance covered by the legal prefix (partial credit)",
+@reward_kind("progress", "1 when feasible, else the share of the optimal distance the legal prefix covers, < 1",
              needs_progress=True)  # fmt: skip
 def progress(record: Score) -> float:
     return float(record.progress or 0.0)
 
 
-@reward_kind("format", "1 when an answer in the family's format was found and read, else 0")
+@reward_kind("format", "1 when an answer in the family's format was found, read and names a move, else 0")
 def answer_format(record: Score) -> float:
-    return 1.0 if record.parsed else 0.0
+    return 1.0 if record.parsed and record.n_moves > 0 else 0.0
 
 
 def reward(
@@ -372,7 +444,9 @@ def reward(
     *,
     family: str | None = None,
     optimal_length: int | None = None,
+    budget: SolveBudget = DEFAULT_BUDGET,
 ) -> float:
-    """The ``kind`` reward of one answer (see ``score`` for the arguments)."""
+    """The ``kind`` reward of one answer (see ``score`` for the arguments); it searches only what the kind needs."""
     chosen = get_kind(kind)
-    return chosen(score(text, state, family=family, optimal_length=optimal_length, progress=chosen.needs_progress))
+    return chosen(score(text, state, family=family, optimal_length=optimal_length, progress=chosen.needs_progress,
+                        budget=budget))  # fmt: skip

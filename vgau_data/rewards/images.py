@@ -21,7 +21,8 @@ aid         a Self-GtA aid: the board with red grid lines and ``(r,c)`` labels. 
             (the oracle aid, drawn as the authors' code draws it) or the one the prompt
             asks for (labels at the cells' centres, ``oracle_aids.prompted_layer``).
 
-``cells`` (the share of cells read right) is partial credit, only when asked for. Image
+``cells`` is partial credit, only when asked for: the share of cells read right above what
+a board of one kind of cell gets (so a blank, black or noise image earns nothing). Image
 rewards are registered in ``IMAGE_REWARD_KINDS``; ``image_rewards`` returns all of them
 (the verl and TRL adapters call it). A row drawn in a render style (a training row's
 ``render_style``, docs/render-styles.md) is drawn and read in that style: its boards, its
@@ -44,7 +45,8 @@ from vgau_data.fidelity.cells import read_cells
 from vgau_data.oracle_aids import grid_layer, prompted_layer
 from vgau_data.puzzles.base import FamilySpec, Illegal
 from vgau_data.render_styles import RenderStyle, parse_render_style
-from vgau_data.rewards import RewardError, _distance, _Entry, _optimal_length, _resolve, read_step
+from vgau_data.rewards import DEFAULT_BUDGET, RewardError, _distance, _Entry, _optimal_length, _resolve, read_step
+from vgau_data.rewards.budget import SolveBudgetExceeded
 
 PURPOSES: Final[tuple[str, ...]] = ("next_state", "drawn_step", "aid")
 GRID_MIN_SHARE: Final = 0.8
@@ -74,6 +76,9 @@ class DrawnScore:
         grid: share of our annotation's pixels that the drawing shows (``aid`` only, else 0).
         step: the step in the per-step format: the one read, or the one whose board the
             drawing shows (an optimal one first); None when there is none.
+        cell_credit: ``cells`` above chance: ``(cells - b) / (1 - b)``, at least 0, where ``b``
+            is the share of the true board's commonest cell label (what a drawing of that
+            one label everywhere, a blank or black image, would read right); 1 only when exact.
     """
 
     family: str
@@ -85,6 +90,7 @@ class DrawnScore:
     step_optimal: bool
     grid: float
     step: str | None = None
+    cell_credit: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -161,25 +167,35 @@ def score_drawing(
     spec, truth = (entry.family if style is None else entry.family.styled(style)), entry.state
     drawing = load_drawing(image)
     if purpose == "aid":
-        cells, exact = _cells(spec, drawing, truth, "grid")
-        return DrawnScore(spec.name, purpose, cells, exact, True, False, False, _grid_share(spec, drawing, truth))
+        cells, exact, credit = _cells(spec, drawing, truth, "grid")
+        return DrawnScore(spec.name, purpose, cells, exact, True, False, False, _grid_share(spec, drawing, truth),
+                          cell_credit=credit)  # fmt: skip
     if purpose == "drawn_step":
         return _drawn_step(entry, spec, drawing)
     parsed, _ = read_step(spec, step)
     after = None if parsed is None else spec.apply_step(truth, parsed)
     legal = after is not None and not isinstance(after, Illegal)
     shown = after if legal else truth
-    cells, exact = _cells(spec, drawing, shown, "none")
+    cells, exact, credit = _cells(spec, drawing, shown, "none")
     optimal_move = legal and _one_closer(entry, shown)
     shown_step = None if parsed is None else spec.format_step(parsed)
-    return DrawnScore(spec.name, purpose, cells, exact, parsed is not None, legal, optimal_move, 0.0, shown_step)
+    return DrawnScore(spec.name, purpose, cells, exact, parsed is not None, legal, optimal_move, 0.0, shown_step,
+                      credit)  # fmt: skip
 
 
 def _one_closer(entry: _Entry, after: Any) -> bool:
-    """``after`` (a state one legal step from the entry's) is one move closer to the goal than the entry's state."""
-    before = _optimal_length(entry)
-    left = 0 if entry.family.is_goal(after) else _distance(entry.family.name, after)
-    return before is not None and left is not None and left == before - 1
+    """``after`` (a state one legal step from the entry's) is one move closer to the goal than the entry's state.
+
+    The searches are bounded (``DEFAULT_BUDGET``): a step whose distance the budget cannot settle is not paid.
+    """
+    try:
+        before = _optimal_length(entry, DEFAULT_BUDGET)
+        if before is None or before < 1:
+            return False
+        left = _distance(entry.family.name, after, DEFAULT_BUDGET, before - 1)
+    except SolveBudgetExceeded:
+        return False
+    return left == before - 1
 
 
 def _drawn_step(entry: _Entry, spec: FamilySpec, drawing: Image.Image) -> DrawnScore:
@@ -196,9 +212,10 @@ def _drawn_step(entry: _Entry, spec: FamilySpec, drawing: Image.Image) -> DrawnS
     if not shown:
         nearest = [labels for _, _, labels in boards] or [spec.fidelity.cell_labels(state)]  # type: ignore[union-attr]
         cells = max(_share(decoded, labels) for labels in nearest)
-        return DrawnScore(spec.name, "drawn_step", cells, False, False, False, False, 0.0)
+        credit = max(_credit(_share(decoded, labels), labels) for labels in nearest)
+        return DrawnScore(spec.name, "drawn_step", cells, False, False, False, False, 0.0, cell_credit=credit)
     best = next(((step, True) for step, after in shown if _one_closer(entry, after)), (shown[0][0], False))
-    return DrawnScore(spec.name, "drawn_step", 1.0, True, True, True, best[1], 0.0, spec.format_step(best[0]))
+    return DrawnScore(spec.name, "drawn_step", 1.0, True, True, True, best[1], 0.0, spec.format_step(best[0]), 1.0)
 
 
 def _decoded(spec: FamilySpec, drawing: Image.Image, overlay: str) -> tuple[str, ...]:
@@ -211,11 +228,20 @@ def _share(decoded: tuple[str, ...], truth: tuple[str, ...]) -> float:
     return sum(a == b for a, b in zip(decoded, truth)) / len(truth)
 
 
-def _cells(spec: FamilySpec, drawing: Image.Image, state: Any, overlay: str) -> tuple[float, bool]:
+def _credit(share: float, truth: tuple[str, ...]) -> float:
+    """``share`` above what one label drawn everywhere reads right (the commonest label's share of ``truth``)."""
+    if share == 1.0:
+        return 1.0
+    chance = max(truth.count(label) for label in set(truth)) / len(truth)
+    return 0.0 if chance >= 1.0 else max(0.0, (share - chance) / (1.0 - chance))
+
+
+def _cells(spec: FamilySpec, drawing: Image.Image, state: Any, overlay: str) -> tuple[float, bool, float]:
+    """The share of cells read right, whether all are, and the share above chance (``_credit``)."""
     decoded = _decoded(spec, drawing, overlay)
     truth = spec.fidelity.cell_labels(state)  # type: ignore[union-attr]
     share = _share(decoded, truth)
-    return share, share == 1.0
+    return share, share == 1.0, _credit(share, truth)
 
 
 def _grid_share(spec: FamilySpec, drawing: Image.Image, state: Any) -> float:
@@ -279,9 +305,10 @@ def next_state(record: DrawnScore) -> float:
     return 1.0 if record.step_legal and record.board_exact else 0.0
 
 
-@image_reward_kind("move", "next_state drawn_step", "1 when the step is legal and on an optimal solution")
+@image_reward_kind("move", "next_state drawn_step",
+                   "1 when the drawing shows exactly the board a legal step on an optimal solution leads to")  # fmt: skip
 def move(record: DrawnScore) -> float:
-    return 1.0 if record.step_optimal else 0.0
+    return 1.0 if record.step_optimal and record.board_exact else 0.0
 
 
 @image_reward_kind("aid", "aid", "1 when the board under the annotation is intact and the annotation is drawn")
@@ -289,9 +316,9 @@ def aid(record: DrawnScore) -> float:
     return 1.0 if record.board_exact and record.grid >= GRID_MIN_SHARE else 0.0
 
 
-@image_reward_kind("cells", "any", "share of cells that show the true board (partial credit)")
+@image_reward_kind("cells", "any", "share of cells that show the true board, above what one label everywhere gets")
 def cells(record: DrawnScore) -> float:
-    return record.cells
+    return record.cell_credit
 
 
 def image_rewards(

@@ -116,6 +116,7 @@ def row_scores(
     states = columns.get("state")
     if states is None:
         raise RewardError("the dataset has no 'state' column; vgau_data rewards read each row's state JSON from it")
+    _check_columns(completions, columns)
     optima = columns.get("optimal_length")
     scores: list[Score | None] = []
     for index, completion in enumerate(completions):
@@ -124,10 +125,33 @@ def row_scores(
         if family == "" or state is None:
             scores.append(None)
             continue
+        if not isinstance(state, str):
+            raise RewardError(f"{_row_name(index, columns)}: 'state' must be the state JSON string, "
+                              f"got {type(state).__name__}")  # fmt: skip
         optimum = optima[index] if optima is not None else None
+        if optimum is not None and (isinstance(optimum, bool) or not isinstance(optimum, int) or optimum < 0):
+            raise RewardError(f"{_row_name(index, columns)}: 'optimal_length' must be an int >= 0, got {optimum!r:.40}")
         scores.append(score(completion_text(completion), state, family=family, optimal_length=optimum,
                             progress=progress))  # fmt: skip
     return scores
+
+
+READ_COLUMNS: tuple[str, ...] = ("state", "optimal_length", "id", STYLE_COLUMN, "drawings", *FAMILY_COLUMNS)
+"""The dataset columns the reward functions read: each must hold one value per completion."""
+
+
+def _check_columns(completions: Sequence[object], columns: Mapping[str, Any]) -> None:
+    """Refuse, naming the first row without one, a column that does not hold one value per completion."""
+    for name in READ_COLUMNS:
+        values = columns.get(name)
+        if values is None:
+            continue
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+            raise RewardError(f"column {name!r} must hold one value per completion, got {type(values).__name__}")
+        if len(values) != len(completions):
+            first = min(len(values), len(completions))
+            raise RewardError(f"column {name!r} has {len(values)} values for {len(completions)} completions: "
+                              f"row {first} of the batch has none")  # fmt: skip
 
 
 def make_reward(kind: str = "optimal") -> Callable[..., list[float | None]]:
@@ -197,6 +221,7 @@ def make_image_reward(
         states, optima, styles = columns.get("state"), columns.get("optimal_length"), columns.get(STYLE_COLUMN)
         if states is None:
             raise RewardError("the dataset has no 'state' column; vgau_data rewards read each row's state JSON from it")
+        _check_columns(completions, {**columns, "drawings": images})
         rewards: list[float | None] = []
         for index, completion in enumerate(completions):
             family = _row_family(index, columns)

@@ -6,13 +6,16 @@ reward manager, identical in verl 0.8.0 and 0.9.1). Our rows (the training-data 
 carry ``data_source = "vgau/<family>"`` and the state JSON as ground truth, so
 ``compute_score`` needs nothing else; ``extra_info["optimal_length"]`` spares a solve.
 It returns a dict of numbers: ``score`` (the ``optimal`` reward unless the config's
-``reward_kwargs`` choose another ``kind``) and every reward kind beside it, which verl
-logs. A ``data_source`` that is not ours raises, naming ours.
+``reward_kwargs`` choose another ``kind``) and the reward kinds beside it, which verl
+logs; ``progress`` only when the kind is ``progress`` (it is the one kind that searches,
+so an ``optimal`` run never pays for it). A ``data_source`` that is not ours raises, naming ours.
 
 Config (both keys are read by verl 0.7.1 to 0.9.1; the top-level one is the legacy layout
-that verl migrates)::
+that verl migrates). verl's ``load_extern_object`` imports a ``pkg://`` path as a module;
+a file path it executes under a made-up module name that is not in ``sys.modules``, which
+this file survives too (it defines no dataclass, nothing that looks itself up there)::
 
-    reward.custom_reward_function.path=<vgau_data>/rewards/verl.py
+    reward.custom_reward_function.path=pkg://vgau_data.rewards.verl
     reward.custom_reward_function.name=compute_score
     +reward.custom_reward_function.reward_kwargs.kind=progress     # optional
 
@@ -39,10 +42,10 @@ Aug-VCoT annotation) in the look of the row's first board.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from vgau_data.registry import FAMILIES
@@ -51,6 +54,7 @@ from vgau_data.rewards import (
     DATA_SOURCE_PREFIX,
     REWARD_KINDS,
     RewardError,
+    RewardKind,
     Score,
     data_source,
     family_of,
@@ -73,7 +77,15 @@ MULTI_TURN_PROTOCOLS: tuple[str, ...] = ("oracle_vcot", "oracle_aug_vcot")
 
 def _family_name(source: object) -> str:
     """The family of a verl ``data_source``; refuses, naming ours, any that is not ``vgau/<family>``."""
-    key = source.strip().lower() if isinstance(source, str) else ""
+    if isinstance(source, str):
+        return _known_family(source)
+    return _known_family("")
+
+
+@functools.lru_cache(maxsize=256)
+def _known_family(source: str) -> str:
+    """``_family_name`` of a string (a run has a few data sources: each is read once)."""
+    key = source.strip().lower()
     if not key.startswith(DATA_SOURCE_PREFIX) or key.removeprefix(DATA_SOURCE_PREFIX) not in FAMILIES:
         ours = ", ".join(data_source(name) for name in FAMILIES)
         raise RewardError(f"Reward function is not implemented for data_source={source!r:.80}: "
@@ -85,16 +97,23 @@ def _extra(extra_info: object) -> Mapping[str, Any]:
     return extra_info if isinstance(extra_info, Mapping) else {}
 
 
-def score_record(data_source: str, solution_str: object, ground_truth: str, extra_info: object = None) -> Score:
+def score_record(
+    data_source: str, solution_str: object, ground_truth: str, extra_info: object = None, *, progress: bool = True
+) -> Score:
     """The ``Score`` of one verl sample: its recorded episode steps if it has some, else its response text."""
     family = _family_name(data_source)
     extra = _extra(extra_info)
     optimum = extra.get("optimal_length")
+    if optimum is not None and (isinstance(optimum, bool) or not isinstance(optimum, int) or optimum < 0):
+        raise RewardError(f"{_row_name(extra)}: extra_info.optimal_length must be an int >= 0, got {optimum!r:.40}")
+    if not isinstance(ground_truth, str):
+        raise RewardError(f"{_row_name(extra)}: reward_model.ground_truth must be the state JSON string, "
+                          f"got {type(ground_truth).__name__}")  # fmt: skip
     steps = extra.get(STEPS_FIELD)
     if isinstance(steps, Sequence) and not isinstance(steps, str) and len(steps) > 0:
         parsed = _parse_steps(family, steps)
-        return score_steps(parsed, ground_truth, family=family, optimal_length=optimum, progress=True)
-    return score(solution_str, ground_truth, family=family, optimal_length=optimum, progress=True)
+        return score_steps(parsed, ground_truth, family=family, optimal_length=optimum, progress=progress)
+    return score(solution_str, ground_truth, family=family, optimal_length=optimum, progress=progress)
 
 
 def _parse_steps(family: str, steps: Sequence[Any]) -> tuple[Any, ...]:
@@ -117,7 +136,10 @@ def compute_score(
     kind: str = "optimal",
     **kwargs: Any,
 ) -> dict[str, float]:
-    """verl's custom reward function: ``score`` (the ``kind`` reward) and every reward kind, as floats.
+    """verl's custom reward function: ``score`` (the ``kind`` reward) and the reward kinds, as floats.
+
+    ``progress`` is computed, and returned, only when ``kind`` is ``progress``: the other
+    kinds never search, so a wrong answer costs its replay alone.
 
     Example:
         >>> from vgau_data.registry import get_family
@@ -128,16 +150,25 @@ def compute_score(
         >>> result["score"], result["feasible"]
         (1.0, 1.0)
     """
-    chosen = get_kind(kind)
-    record = score_record(data_source, solution_str, ground_truth, extra_info)
+    chosen, reported = _reported_kinds(kind if isinstance(kind, str) else get_kind(kind).name)
+    record = score_record(data_source, solution_str, ground_truth, extra_info, progress=chosen.needs_progress)
     result = {"score": chosen(record)}
-    result.update({name: reward(record) for name, reward in REWARD_KINDS.items()})
+    for name, reward in reported:
+        result[name] = reward(record)
     extra = _extra(extra_info)
     turn_scores = extra.get("turn_scores")
     ours = _extra(extra.get("interaction_kwargs")).get("name") == INTERACTION_NAME
     if ours and STEPS_FIELD not in extra and isinstance(turn_scores, Sequence) and len(turn_scores) > 0:
         result["score"] = float(turn_scores[-1])  # verl 0.7: the interaction scored the episode's steps
     return result
+
+
+@functools.lru_cache(maxsize=64)
+def _reported_kinds(kind: str) -> tuple[RewardKind, tuple[tuple[str, RewardKind], ...]]:
+    """The kind ``kind`` names and the kinds ``compute_score`` reports beside it (``progress`` only when it is asked)."""
+    chosen = get_kind(kind)
+    return chosen, tuple((name, reward) for name, reward in REWARD_KINDS.items()
+                         if chosen.needs_progress or not reward.needs_progress)  # fmt: skip
 
 
 def compute_score_batch(
@@ -151,7 +182,8 @@ def compute_score_batch(
     """The batch form verl's ``batch`` reward manager calls (``compute_score(data_sources=..., ...)``)."""
     extras = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
     if not len(data_sources) == len(solution_strs) == len(ground_truths) == len(extras):
-        raise RewardError("data_sources, solution_strs, ground_truths and extra_infos must have one entry per sample")
+        raise RewardError(f"{len(data_sources)} data_sources, {len(solution_strs)} solution_strs, "
+                          f"{len(ground_truths)} ground_truths and {len(extras)} extra_infos: one each per sample")  # fmt: skip
     return [
         compute_score(source, text, truth, extra, kind=kind)
         for source, text, truth, extra in zip(data_sources, solution_strs, ground_truths, extras)
@@ -290,13 +322,20 @@ TOOL_SCHEMA: Mapping[str, Any] = {
 """``PuzzleStepTool``'s OpenAI function schema (verl validates it into its ``OpenAIFunctionToolSchema``)."""
 
 
-@dataclass(frozen=True, slots=True)
 class StepResponse:
-    """What a tool call returns: verl's agent loop reads ``text``, ``image`` and ``video`` into its ``ToolResponse``."""
+    """What a tool call returns: verl's agent loop reads ``text``, ``image`` and ``video`` into its ``ToolResponse``.
 
-    text: str
-    image: list[Any]
-    video: list[Any] | None = None
+    A plain class, not a dataclass: verl may execute this file under a module name that is
+    not in ``sys.modules``, where ``dataclasses`` fails to resolve the annotations.
+    """
+
+    __slots__ = ("image", "text", "video")
+
+    def __init__(self, text: str, image: list[Any], video: list[Any] | None = None) -> None:
+        self.text, self.image, self.video = text, image, video
+
+    def __repr__(self) -> str:
+        return f"StepResponse(text={self.text!r}, image=<{len(self.image)} images>, video={self.video!r})"
 
 
 class PuzzleStepTool:
