@@ -2,9 +2,9 @@
 
 Runs in a worker process (``vgau_data.rewards.server.workers``), never on the server's
 event loop. The body's values are counted before it is parsed (``body.too_many_values``);
-each sample is scored under a timer of ``solve_seconds`` (or what is left of the request's
-deadline, if less; checked every 0.1 s): a label whose solve runs out of it, or out of the core's positions
-budget, or out of the worker's memory, pays 0 with ``vgau_over_budget`` 1 in
+each sample is scored with the core's ``SolveBudget`` (its default positions, and
+``solve_seconds`` or what is left of the request's deadline, if less) under a timer of the same
+seconds (checked every 0.1 s): a label whose solve runs out of either, or out of the worker's memory, pays 0 with ``vgau_over_budget`` 1 in
 ``extra_logs``, and so does every later sample of that label in the request (the solve
 would only run out again). The alarm interrupts pure-Python search between bytecodes;
 anything slower to stop meets the parent's kill at the deadline.
@@ -22,7 +22,7 @@ from typing import Any
 from vgau_data import safe_json
 from vgau_data.errors import VgauError
 from vgau_data.puzzles.parking.search import SearchLimitError
-from vgau_data.rewards import Score, get_kind, score
+from vgau_data.rewards import DEFAULT_BUDGET, Score, SolveBudget, get_kind, score
 from vgau_data.rewards.openrlhf import LOGGED, read_label, response_text
 from vgau_data.rewards.server.body import too_many_values
 from vgau_data.rewards.server.limits import ServerLimits
@@ -115,7 +115,11 @@ def _score_all(
             if (truth, family, optimum) not in spent:
                 try:
                     _Alarm.ends = now + min(solve_seconds, deadline - now)
-                    record = _score_one(response_text(query, prompt), truth, family, optimum, chosen.needs_progress)
+                    record = _score_one(response_text(query, prompt), truth, family, optimum, chosen.needs_progress,
+                                        SolveBudget(DEFAULT_BUDGET.positions, max(_Alarm.ends - now, 1e-3)))
+                    if record.budget_exceeded:
+                        spent.add((truth, family, optimum))
+                        record = None
                 except (_OutOfTime, SearchLimitError):
                     spent.add((truth, family, optimum))
                 except MemoryError:
@@ -135,15 +139,12 @@ def _score_all(
     return {"rewards": rewards, "scores": rewards, "extra_logs": logs}, out_of_memory
 
 
-def _score_one(text: str, truth: str, family: str | None, optimum: int | None, progress: bool) -> Score:
-    """The core's score of one sample: THE place the per-label solve budget goes.
-
-    SOLVE BUDGET (issue 23): when the core takes a per-solve budget (positions and seconds),
-    pass it here; its run-out result (today ``SearchLimitError`` past parking's 3M positions)
-    is caught by the caller as over budget. The seconds are enforced around this call by
-    ``_Alarm`` meanwhile.
-    """
-    return score(text, truth, family=family, optimal_length=optimum, progress=progress)
+def _score_one(text: str, truth: str, family: str | None, optimum: int | None, progress: bool,
+               budget: SolveBudget) -> Score:
+    """The core's score of one sample within the label's solve budget (``DEFAULT_BUDGET``'s positions, the
+    seconds left to the label): a search that meets it comes back as ``Score.budget_exceeded``. ``_Alarm``
+    still stops anything slower to notice, and the parent's kill anything slower than that."""
+    return score(text, truth, family=family, optimal_length=optimum, progress=progress, budget=budget)
 
 
 class _Alarm:
