@@ -118,7 +118,7 @@ def _labelled_layer(
         for cell in cells:
             draw.rectangle(geometry.cell_box(cell), fill=255)
         label_coverage = ImageChops.multiply(label_coverage, inside)
-    colours = line_colours.copy()
+    colours = line_colours  # image_cache hands out copies: ours to draw on
     colours.paste(label_colours, (0, 0), label_coverage.point(lambda alpha: 255 if alpha else 0))
     return colours, ImageChops.lighter(line_coverage, label_coverage)
 
@@ -130,7 +130,6 @@ def _layer(
     """``_labelled_layer`` with the boxes ``clear`` left untouched (a few cached: a row's boards share their walls)."""
     colours, coverage = _labelled_layer(geometry, style, cells)
     if clear:
-        coverage = coverage.copy()
         draw = ImageDraw.Draw(coverage)
         for box in clear:
             draw.rectangle(box, fill=0)
