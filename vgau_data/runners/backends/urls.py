@@ -24,6 +24,18 @@ def split_query(url: str) -> tuple[str, str]:
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), parts.query
 
 
+def public_url(url: str) -> str:
+    """``url`` as a record may show it: no ``user:password@``, no query string, no fragment.
+
+    Example:
+        >>> public_url("https://me:pw@gw.example.org:8443/v1?key=s3cret#x")
+        'https://gw.example.org:8443/v1'
+    """
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
 def query_secrets(query: str) -> list[str]:
     """The query string and each value in it, decoded, as secrets to scrub.
 
