@@ -89,14 +89,15 @@ def digest(row: dict[str, Any], into: Any) -> None:
 
 
 def caches() -> dict[str, Any]:
-    """Every ``functools.lru_cache`` / ``functools.cache`` defined at module level in the package, by name."""
+    """Every ``functools.lru_cache`` / ``functools.cache`` / ``rendering.image_cache`` defined at module level in the package, by name."""
     found = {}
     for module_name, module in list(sys.modules.items()):
         if not module_name.startswith("vgau_data") or module is None:
             continue
         for attr, value in vars(module).items():
-            if isinstance(value, _LRU) and getattr(value, "__module__", None) == module_name:
-                found[f"{module_name.removeprefix('vgau_data.')}.{attr}"] = value
+            cache = getattr(value, "cached", value)  # an image_cache keeps its lru_cache there
+            if isinstance(cache, _LRU) and getattr(value, "__module__", None) == module_name:
+                found[f"{module_name.removeprefix('vgau_data.')}.{attr}"] = cache
     return dict(sorted(found.items()))
 
 

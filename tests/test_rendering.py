@@ -38,3 +38,55 @@ def test_board_geometry__cells_tile_the_board_inside_the_margins() -> None:
     assert geometry.cell_box((7, 7))[2:] == (16 + 512 - 1, 16 + 512 - 1)
     assert geometry.center((1, 2)) == (16 + 2 * 64 + 32, 16 + 64 + 32)
     assert geometry.block_box((4, 2), 2, 2) == (16 + 128, 16 + 256, 16 + 256 - 1, 16 + 384 - 1)
+
+
+def test_image_cache__a_caller_drawing_on_what_it_got_changes_no_later_call() -> None:
+    from PIL import ImageDraw
+
+    from vgau_data.rendering import image_cache
+
+    @image_cache(maxsize=4)
+    def pieces(side: int) -> tuple[Image.Image, np.ndarray, int]:
+        return Image.new("RGB", (side, side), (10, 20, 30)), np.zeros((side, side), dtype=bool), side
+
+    image, array, side = pieces(8)
+    ImageDraw.Draw(image).rectangle((0, 0, 7, 7), fill=(255, 0, 0))  # as assemble_row annotates a board in place
+    image.paste((0, 255, 0), (0, 0, 4, 4))
+    with pytest.raises(ValueError, match="read-only"):
+        array[0, 0] = True
+    again, _, _ = pieces(8)
+    assert again.getcolors() == [(64, (10, 20, 30))] and again is not image
+    assert pieces.cache_info().hits == 1 and side == 8
+
+
+def test_image_cache__every_package_cache_that_keeps_images_or_arrays_is_one() -> None:
+    """By construction: no functools cache of the package hands out a cached image or array itself."""
+    import functools
+    import importlib
+    import pkgutil
+    import sys
+
+    import vgau_data
+
+    skipped = ("__main__", ".integrations.", ".rewards.", ".runners.", ".cli.")  # draw nothing; optional imports
+    for module in pkgutil.walk_packages(vgau_data.__path__, "vgau_data."):
+        if not any(part in module.name for part in skipped):
+            importlib.import_module(module.name)
+    lru = type(functools.lru_cache(maxsize=1)(lambda: None))
+    offenders = []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("vgau_data.") or module is None:
+            continue
+        for attr, value in vars(module).items():
+            if isinstance(value, lru) and getattr(value, "__module__", None) == name:
+                returns = str(value.__wrapped__.__annotations__.get("return", ""))  # a string: postponed annotations
+                if "Image.Image" in returns or "ndarray" in returns:
+                    offenders.append(f"{name}.{attr}")
+    # parking and klotski's renderers are being rewritten in the same round (their render() copies
+    # the cached background and only pastes the cached sprites); they move to image_cache after it.
+    assert sorted(offenders) == [
+        "vgau_data.puzzles.klotski.render._background",
+        "vgau_data.puzzles.klotski.render._sprite",
+        "vgau_data.puzzles.parking.render._background",
+        "vgau_data.puzzles.parking.render._sprite",
+    ]

@@ -16,7 +16,7 @@ import struct
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 import numpy as np
 from isal import isal_zlib
@@ -175,7 +175,60 @@ class TextMark:
         return (x + x0 - margin, y + y0 - margin, x + x1 - 1 + margin, y + y1 - 1 + margin)
 
 
-@functools.lru_cache(maxsize=256)
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def image_cache(maxsize: int) -> Callable[[Callable[_P, _T]], Callable[_P, _T]]:
+    """``functools.lru_cache`` for drawings: each call returns its own copy of a cached image
+    (also inside a returned tuple), and cached numpy arrays are read-only.
+
+    Boards are drawn by pasting cached pieces, then drawn on in place (``assemble_row``
+    annotates each step board). A caller that drew on a cached piece itself would change
+    every later board that uses it, so a row's pixels would depend on which rows its worker
+    drew before: copying at the cache boundary rules that out by construction, whatever the
+    callers do. The wrapper keeps ``cache_info``/``cache_clear``; ``cached`` is the lru_cache.
+    """
+
+    def decorate(function: Callable[_P, _T]) -> Callable[_P, _T]:
+        @functools.lru_cache(maxsize=maxsize)
+        def cached(*args: Any, **kwargs: Any) -> Any:
+            return _frozen(function(*args, **kwargs))
+
+        @functools.wraps(function)
+        def copying(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+            return _copied(cached(*args, **kwargs))
+
+        copying.cached = cached  # type: ignore[attr-defined]
+        copying.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        copying.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        return copying
+
+    return decorate
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` as cached: numpy arrays (also in a tuple) made read-only."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, tuple):
+        for item in value:
+            _frozen(item)
+    return value
+
+
+def _copied(value: Any) -> Any:
+    """``value`` with each PIL image (itself or in a tuple) replaced by a copy."""
+    from PIL import Image
+
+    if isinstance(value, Image.Image):
+        return value.copy()
+    if isinstance(value, tuple) and any(isinstance(item, Image.Image) for item in value):
+        return tuple(item.copy() if isinstance(item, Image.Image) else item for item in value)
+    return value
+
+
+@image_cache(maxsize=256)
 def glyph_mask(text: str, size: int, stroke: int = 0) -> tuple[Image.Image, tuple[int, int]]:
     """``text`` drawn as ``TextMark`` draws it, as an L coverage mask, and the point it is centred on."""
     from PIL import Image, ImageDraw

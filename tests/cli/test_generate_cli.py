@@ -34,3 +34,41 @@ def test_bad_arguments_are_one_line_errors(tmp_path: Path, capsys, arguments: li
     assert main(base + arguments) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_total_is_printed_first_and_an_absurd_total_is_refused(tmp_path: Path, capsys) -> None:
+    huge = ["generate", "--families", "maze", "parking", "--n", str(10**12), "--out", str(tmp_path / "huge")]
+    assert main(huge) == 2
+    err = capsys.readouterr().err
+    assert "6,000,000,000,000 rows in all (maze 3 bands, parking 3 bands)" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "huge").exists()
+    small = ["generate", "--families", "maze", "--n", "1", "--lengths", "2-3", "--out", str(tmp_path / "small"),
+             "--no-progress", "--workers", "1"]
+    assert main(small) == 0
+    assert capsys.readouterr().out.startswith("1 rows in all: --n 1 per family and band (maze 1 band)")
+
+
+def test_a_ray_that_cannot_start_is_one_line_with_ray_shut_down_and_the_manifest_untouched(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    ray = pytest.importorskip("ray")
+    out = tmp_path / "made"
+    base = ["generate", "--families", "maze", "--n", "1", "--lengths", "2-3", "--out", str(out), "--no-progress"]
+    assert main([*base, "--workers", "1"]) == 0
+    manifest = (out / "manifest.json").read_bytes()
+    calls = []
+
+    def failing_init(**kwargs) -> None:
+        calls.append("init")
+        raise RuntimeError("Failed to start the dashboard\nTraceback (most recent call last): ...")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", failing_init)
+    monkeypatch.setattr(ray, "shutdown", lambda: calls.append("shutdown"))
+    more = ["generate", "--families", "sokoban", "--n", "1", "--lengths", "2-3", "--out", str(out), "--no-progress"]
+    assert main([*more, "--engine", "ray"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "vgau-data generate: error: --engine ray could not start a local Ray cluster: Failed to start the dashboard"]
+    assert calls == ["init", "shutdown"]
+    assert (out / "manifest.json").read_bytes() == manifest

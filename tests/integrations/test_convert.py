@@ -147,11 +147,12 @@ def test_lmms_eval_settings__missing_results_file_warns_and_secrets_are_redacted
     _, converted = convert("lmms-eval", [alone / sample.name], references, model="m")
     assert len(converted.warnings) == 1 and "no lmms-eval results.json beside" in converted.warnings[0]
     results = json.loads(next(source.glob("*_results.json")).read_text(encoding="utf-8"))
-    results["config"]["model_args"] = "model_version=m,api_key=sk-secret,base_url=http://h/v1"
+    results["config"]["model_args"] = "model_version=m,api_key=sk-secret,base_url=http://u:pw-9@h/v1?key=gw-secret#f"
     (alone / next(source.glob("*_results.json")).name).write_text(json.dumps(results), encoding="utf-8")
     submission, converted = convert("lmms-eval", [alone / sample.name], references, model="m")
     assert not converted.warnings
-    assert "sk-secret" not in json.dumps(submission.header.to_json_obj())
+    header = json.dumps(submission.header.to_json_obj())
+    assert not [secret for secret in ("sk-secret", "gw-secret", "pw-9") if secret in header]
     (run,) = submission.header.settings["lmms_eval"].values()
     assert run["model_args"] == "model_version=m,api_key=<redacted>,base_url=http://h/v1"
 

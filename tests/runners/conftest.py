@@ -73,6 +73,8 @@ class FakeOpenAIServer:
     fault: Callable[[BaseHTTPRequestHandler, dict[str, str]], None] | None = None
     requests: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
     url: str = ""
+    paths: list[str] = field(default_factory=list)
+    """The request target of every request (path and query string)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def handle(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
@@ -96,7 +98,9 @@ def fake_server() -> Iterator[Callable[..., FakeOpenAIServer]]:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                if self.path != "/v1/chat/completions":
+                with fake.lock:
+                    fake.paths.append(self.path)
+                if self.path.split("?", 1)[0] != "/v1/chat/completions":
                     self.send_error(404)
                     return
                 length = int(self.headers.get("Content-Length", 0))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -353,6 +354,28 @@ def test_run__odd_replies_and_key_echoes_never_crash_the_run_or_reach_a_file(
             assert not [leak for leak in leaks if leak.encode() in data], path
     assert main(["score", str(model_dir / "submission.jsonl"), "--dataset", str(dataset_dir)]) == 0
     assert key not in capsys.readouterr().out
+
+
+def test_run__a_key_in_the_base_url_query_reaches_the_server_and_no_file(
+    fake_server, dataset_dir, tmp_path, capsys
+) -> None:
+    secret = "gw-secret-0123456789/+x"
+    server = fake_server(lambda body, headers: STEP_UP, fail_next=[500])
+    encoded = urllib.parse.quote(secret, safe="")
+    url = f"{server.url}?key={encoded}&api-version=2024-10#frag-{secret[:12]}"
+    args = ("--backend", "openai", "--base-url", url, "--model", "served", "--protocol", "direct",
+            "--families", "maze", "--max-retries", "0", "--concurrency", "1")  # fmt: skip
+    assert _run(dataset_dir, tmp_path, *args) in (0, 1)  # the injected 500 leaves one episode errored
+    assert server.paths and all(path.endswith(f"?key={encoded}&api-version=2024-10") for path in server.paths)
+    leaks = [secret, encoded, encoded.lower(), "frag-", "2024-10"]
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert not [leak for leak in leaks if leak.encode() in data], path
+    captured = capsys.readouterr()
+    assert not [leak for leak in leaks if leak in captured.out + captured.err]
+    header = json.loads((_only_model_dir(tmp_path) / "submission.jsonl").read_text().splitlines()[0])
+    assert header["settings"]["backend"]["base_url"] == server.url
 
 
 def test_run__backend_args_reach_the_backend_and_unknown_ones_are_refused(dataset_dir, tmp_path, capsys) -> None:

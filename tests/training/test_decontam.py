@@ -127,14 +127,73 @@ def test_the_cli_exits_1_on_overlaps_0_without_and_2_on_a_bad_folder(tmp_path: P
     assert main(["decontam", str(tmp_path / "dirty"), "--no-progress"]) == 1
     out = capsys.readouterr().out
     assert f"sokoban/train-00000-of-00001.parquet rot: symmetric, a rotated, reflected or relabelled copy of ours:{instance}" in out
-    (tmp_path / "clean").mkdir()
+    (tmp_path / "empty").mkdir()
+    assert main(["decontam", str(tmp_path / "empty"), "--no-progress"]) == 2  # nothing read is not clean
+    assert "holds no <family>/*.parquet file" in capsys.readouterr().err
+    plant(tmp_path / "clean", "sokoban", "train", [("fresh", fresh_board("sokoban"))])
     assert main(["decontam", str(tmp_path / "clean"), "--no-progress"]) == 0
+    assert "no overlaps with the test set in the 1 rows checked" in capsys.readouterr().out
     (tmp_path / "bad" / "maze").mkdir(parents=True)
     (tmp_path / "bad" / "maze" / "train-0.parquet").write_bytes(b"not parquet")
     assert main(["decontam", str(tmp_path / "bad"), "--no-progress"]) == 2
     assert "is not a readable Parquet file" in capsys.readouterr().err
     with pytest.raises(DatasetError):
         decontam_folder(tmp_path / "absent", progress=False)
+
+
+def fresh_board(family: str) -> Any:
+    """A hard board of a seed far from the benchmark's (checked clean by the test that uses it)."""
+    task = RowTask(family, "hard", 0, 987_654_321)
+    state, _ = generate_verified(family, "hard", task.seed, task.slot)
+    return state
+
+
+def test_a_hub_cache_snapshot_of_symlinks_to_the_test_set_is_contaminated(tmp_path: Path, capsys) -> None:
+    """A Hugging Face cache lays every file out as a link into blobs/: links to regular files are read."""
+    state, _, instance = published("maze", "easy")
+    plant(tmp_path / "source", "maze", "test", [("copy", state)])
+    blob = tmp_path / "cache" / "blobs" / "0123abcd"
+    blob.parent.mkdir(parents=True)
+    (tmp_path / "source" / "maze" / "test-00000-of-00001.parquet").rename(blob)
+    snapshot = tmp_path / "cache" / "snapshots" / "main"
+    (snapshot / "maze").mkdir(parents=True)
+    (snapshot / "maze" / "train-00000-of-00001.parquet").symlink_to(Path("../../../blobs/0123abcd"))
+    report = decontam_folder(snapshot, progress=False)
+    assert report.complete and [(o.file, o.kind) for o in report.overlaps] == [
+        ("maze/train-00000-of-00001.parquet", "exact")]
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "maze").symlink_to(snapshot / "maze")  # a linked family folder is followed too
+    assert main(["decontam", str(tmp_path / "linked"), "--no-progress"]) == 1
+    assert f"exact, the test instance ours:{instance}" in capsys.readouterr().out
+
+
+def test_a_fifo_named_like_a_shard_is_refused_at_once(tmp_path: Path, capsys) -> None:
+    import os
+    import time
+
+    (tmp_path / "maze").mkdir()
+    os.mkfifo(tmp_path / "maze" / "train-00000-of-00001.parquet")
+    start = time.monotonic()
+    assert main(["decontam", str(tmp_path), "--no-progress"]) == 2
+    assert time.monotonic() - start < 20
+    err = capsys.readouterr().err
+    assert "FIFO" in err and len(err.strip().splitlines()) == 1
+
+
+def test_unreadable_rows_and_files_outside_a_family_folder_make_the_exit_2(tmp_path: Path, capsys) -> None:
+    plant(tmp_path / "rows", "sokoban", "train", [("fresh", fresh_board("sokoban"))])
+    write_parquet([{"id": "ints", "state": "7", "solution": None}],
+                  tmp_path / "rows" / "sokoban" / "train-00001-of-00002.parquet", features())
+    assert main(["decontam", str(tmp_path / "rows"), "--no-progress"]) == 2
+    assert "not fully checked (1 unreadable rows); no overlaps found in the 1 rows checked" in capsys.readouterr().err
+    plant(tmp_path / "other", "sokoban", "train", [("fresh", fresh_board("sokoban"))])
+    (tmp_path / "other" / "data").mkdir()
+    write_parquet([{"id": "x", "state": "{}", "solution": None}], tmp_path / "other" / "data" / "train.parquet",
+                  features())
+    assert main(["decontam", str(tmp_path / "other"), "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert "not checked: data/train.parquet: 'data' is not a registered family" in captured.out
+    assert "1 Parquet files outside a registered family's folder" in captured.err
 
 
 def test_d4_is_what_maze_declares() -> None:

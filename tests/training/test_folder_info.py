@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -58,8 +59,12 @@ def test_info__a_generated_folder_adds_yield_test_set_drops_and_versions(tmp_pat
         ),
         (
             lambda root: (root / "maze").mkdir() or (root / "maze" / "test-0.parquet").symlink_to("/etc/hostname"),
-            "holds no <family>/*.parquet",
-        ),  # a link is not followed
+            "is not a readable Parquet file",
+        ),  # a link to a regular file is followed (a Hub cache snapshot is all links), and read as a shard
+        (
+            lambda root: (root / "maze").mkdir() or os.mkfifo(root / "maze" / "test-0.parquet"),
+            "not a regular file (a FIFO)",
+        ),
     ],
 )
 def test_info__unreadable_folders_are_one_line_errors(tmp_path: Path, capsys, setup, message: str) -> None:

@@ -12,8 +12,13 @@ EPILOG = """examples:
 
 Overlaps: exact (the same board), symmetric (rotated, reflected or relabelled), trajectory
 (the row's optimal answer passes a state on a test instance's optimal trajectory), and
-cross-split (two splits of the folder share a board). Exit status 0 when there is none,
-1 when there are overlaps, 2 when the folder cannot be read.
+cross-split (two splits of the folder share a board). Shards that are symlinks are followed
+to regular files (a Hugging Face cache snapshot); FIFOs and devices are refused.
+
+Exit status: 0 when every row of every shard was checked and none overlaps; 1 when rows
+overlap; 2 when anything was not checked (an unreadable row, a Parquet file outside a
+registered family's folder, a family without shipped test keys, no rows at all) or the
+folder cannot be read. A folder is never reported clean on what was not read.
 """
 
 
@@ -28,6 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from vgau_data.errors import DatasetError
     from vgau_data.training.decontam import decontam_folder
 
     report = decontam_folder(args.folder, progress=not args.no_progress)
@@ -37,5 +43,12 @@ def run(args: argparse.Namespace) -> int:
         say(f"{overlap.file} {overlap.row_id}: {overlap.kind}, {overlap.detail}")
     if report.total > args.max_listed:
         say(f"... and {report.total - args.max_listed} more")
-    say(f"{report.total} overlapping rows" if report.total else "no overlaps with the test set")
+    for line in report.unchecked_files[: args.max_listed]:
+        say(f"not checked: {line}")
+    if not report.complete:
+        verdict = f"{report.total} overlapping rows" if report.total else "no overlaps found"
+        raise DatasetError(f"{report.folder}: not fully checked ({report.gaps()}); {verdict} in the "
+                           f"{report.checked} rows checked")
+    say(f"{report.total} overlapping rows" if report.total else
+        f"no overlaps with the test set in the {report.checked} rows checked")
     return 1 if report.total else 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from vgau_data.cli.args import non_negative_int, output_dir, positive_int, say
 
@@ -15,7 +16,7 @@ EPILOG = """examples:
   vgau-data generate --families maze --n 10000 --render-variety --out varied
   vgau-data generate --families maze --split validation_ood --n 500 --out varied
 
---n rows per family and band; each --lengths band (LO-HI, optimal lengths) is built to
+--n rows per family and band (the total is printed first); each --lengths band (LO-HI, optimal lengths) is built to
 its lengths in turn (default: the family's three benchmark buckets). No row is a copy of
 a test instance up to symmetry, or passes through a state on a test instance's optimal
 trajectory; within a split no two rows share a key. A band that holds fewer than --n
@@ -65,6 +66,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+MAX_ROWS = 100_000_000
+"""A larger run is refused: split it into several --out folders or seeds (each resumable)."""
+
+
+def planned_rows(config: Any) -> str:
+    """One line saying how many rows the run makes in all (``--n`` counts rows per family and band).
+
+    Raises:
+        VgauError: more than ``MAX_ROWS`` rows, or an unknown family.
+    """
+    from vgau_data.errors import VgauError
+    from vgau_data.registry import get_family
+
+    bands = {name: len(config.bands) if config.bands else len(get_family(name).buckets) for name in config.families}
+    total = config.n * sum(bands.values())
+    parts = ", ".join(f"{name} {count} band{'s' * (count != 1)}" for name, count in bands.items())
+    if total > MAX_ROWS:
+        raise VgauError(f"--n {config.n:,} rows per family and band is {total:,} rows in all ({parts}), over the "
+                        f"limit of {MAX_ROWS:,} for one run; use a smaller --n or several --out folders")
+    return f"{total:,} rows in all: --n {config.n:,} per family and band ({parts})"
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -79,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         engine=args.engine, ray_address=args.ray_address, workers=args.workers,
         replace=args.replace, progress=not args.no_progress,
     )
+    say(planned_rows(config))
     report = generate_dataset(config)
     say(f"\n{'part':<18}{'band':<8}{'rows':>8}{'draws':>9}{'yield':>8}{'dups':>7}{'banned':>8}{'failed':>7}  capacity")
     for name, part in report.parts.items():

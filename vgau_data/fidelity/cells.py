@@ -16,7 +16,6 @@ our own drawings can touch, so our oracle images decode with agreement 1.0.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -28,7 +27,7 @@ from vgau_data.oracle_aids import aid_footprint
 from vgau_data.oracle_aids.vr import sketch_mask
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.puzzles.capabilities import Fidelity
-from vgau_data.rendering import AidStyle, BoardGeometry
+from vgau_data.rendering import AidStyle, BoardGeometry, image_cache
 
 Overlay = Literal["none", "grid", "sketch"]
 OVERLAYS: Final[tuple[str, ...]] = ("none", "grid", "sketch")
@@ -134,7 +133,7 @@ def _library(family: FamilySpec) -> _Library:
     return library
 
 
-@functools.lru_cache(maxsize=64)
+@image_cache(maxsize=64)
 def _weights(geometry: BoardGeometry, overlay: str, aid: AidStyle) -> np.ndarray:
     """``(cells, features)`` 0/1 weights: 0 on blocks the overlay can touch."""
     if overlay not in OVERLAYS:

@@ -13,7 +13,6 @@ lines must leave every letter legible).
 
 from __future__ import annotations
 
-import functools
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ import numpy as np
 from PIL import Image
 
 from vgau_data.puzzles.base import FamilySpec
-from vgau_data.rendering import Box, TextMark, glyph_mask
+from vgau_data.rendering import Box, TextMark, glyph_mask, image_cache
 
 ALPHABET: Final = string.ascii_uppercase
 """The letters a mark is told apart from."""
@@ -50,7 +49,7 @@ class GlyphReading:
         return self.read == self.mark.text and self.match >= MIN_IOU and self.match - self.runner_up >= MIN_MARGIN
 
 
-@functools.lru_cache(maxsize=64)
+@image_cache(maxsize=64)
 def _templates(size: int, stroke: int, alphabet: str) -> tuple[Box, np.ndarray]:
     """The window every letter of ``alphabet`` fits in (relative to the centre point) and their masks in it."""
     masks = [glyph_mask(letter, size, stroke) for letter in alphabet]

@@ -56,6 +56,7 @@ from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.submission import Submission, SubmissionHeader, SubmissionRecord
 from vgau_data.protocols import is_interactive
 from vgau_data.registry import FAMILIES
+from vgau_data.runners.backends.urls import public_url
 from vgau_data.schema import ANY, Int, Obj, OneOf, RecordError, Shape, Str, check
 
 HARNESSES: tuple[str, ...] = ("lmms-eval", "vlmevalkit")
@@ -349,16 +350,21 @@ def lmms_eval_settings(path: str | Path) -> tuple[dict[str, Any], dict[str, dict
 
 
 def _redact_args(text: str) -> str:
-    """``a=1,api_key=sk-x`` -> ``a=1,api_key=<redacted>`` (lmms-eval's comma-separated model_args).
+    """``a=1,api_key=sk-x`` -> ``a=1,api_key=<redacted>`` (lmms-eval's comma-separated model_args);
+    a URL value loses its credentials, query string and fragment (a gateway's ``?key=``).
 
     Example:
-        >>> _redact_args("model_version=m,api_key=sk-123,base_url=http://h/v1")
+        >>> _redact_args("model_version=m,api_key=sk-123,base_url=http://u:p@h/v1?key=sk-456#f")
         'model_version=m,api_key=<redacted>,base_url=http://h/v1'
     """
     parts = []
     for part in text.split(","):
-        key, equals, _ = part.partition("=")
-        parts.append(f"{key}=<redacted>" if equals and _SECRET.search(key) else part)
+        key, equals, value = part.partition("=")
+        if equals and _SECRET.search(key):
+            part = f"{key}=<redacted>"
+        elif equals and "://" in value:
+            part = f"{key}={public_url(value)}"
+        parts.append(part)
     return ",".join(parts)
 
 

@@ -18,7 +18,6 @@ masked out of it once per set (a row's boards share their walls).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any, Final, Literal
 
@@ -27,7 +26,7 @@ from PIL import Image, ImageChops, ImageDraw
 
 from vgau_data.oracle_aids.vr import oracle_vr
 from vgau_data.puzzles.base import Cell, FamilySpec
-from vgau_data.rendering import LABEL_OFFSET, AidStyle, BoardGeometry, Box, font
+from vgau_data.rendering import LABEL_OFFSET, AidStyle, BoardGeometry, Box, font, image_cache
 
 Purpose = Literal["aid", "next_state", "vr"]
 PURPOSES: Final[tuple[str, ...]] = ("aid", "next_state", "vr")
@@ -68,7 +67,7 @@ def label_origin(geometry: BoardGeometry, style: AidStyle, cell: Cell) -> tuple[
     return (x0 + LABEL_OFFSET[0], y0 + LABEL_OFFSET[1]), "la"
 
 
-@functools.lru_cache(maxsize=LOOK_CACHE_SIZE)
+@image_cache(maxsize=LOOK_CACHE_SIZE)
 def _layers(geometry: BoardGeometry, style: AidStyle) -> tuple[Image.Image, Image.Image, Image.Image, Image.Image]:
     """The grid lines and every cell's ``(r,c)`` label as separate (RGB, coverage) layers: lines, then labels.
 
@@ -103,7 +102,7 @@ def _layers(geometry: BoardGeometry, style: AidStyle) -> tuple[Image.Image, Imag
     return lines.convert("RGB"), lines.getchannel("A"), labels.convert("RGB"), labels.getchannel("A")
 
 
-@functools.lru_cache(maxsize=8)
+@image_cache(maxsize=8)
 def _labelled_layer(
     geometry: BoardGeometry, style: AidStyle, cells: frozenset[Cell] | None
 ) -> tuple[Image.Image, Image.Image]:
@@ -119,19 +118,18 @@ def _labelled_layer(
         for cell in cells:
             draw.rectangle(geometry.cell_box(cell), fill=255)
         label_coverage = ImageChops.multiply(label_coverage, inside)
-    colours = line_colours.copy()
+    colours = line_colours  # image_cache hands out copies: ours to draw on
     colours.paste(label_colours, (0, 0), label_coverage.point(lambda alpha: 255 if alpha else 0))
     return colours, ImageChops.lighter(line_coverage, label_coverage)
 
 
-@functools.lru_cache(maxsize=16)
+@image_cache(maxsize=16)
 def _layer(
     geometry: BoardGeometry, style: AidStyle, cells: frozenset[Cell] | None, clear: tuple[Box, ...]
 ) -> tuple[Image.Image, Image.Image]:
     """``_labelled_layer`` with the boxes ``clear`` left untouched (a few cached: a row's boards share their walls)."""
     colours, coverage = _labelled_layer(geometry, style, cells)
     if clear:
-        coverage = coverage.copy()
         draw = ImageDraw.Draw(coverage)
         for box in clear:
             draw.rectangle(box, fill=0)
@@ -154,7 +152,7 @@ def prompted_layer(family: FamilySpec, state: Any) -> tuple[Image.Image, Image.I
     return _layer(family.geometry, PROMPTED_LOOK, cells, ())
 
 
-@functools.lru_cache(maxsize=16)
+@image_cache(maxsize=16)
 def aid_footprint(geometry: BoardGeometry, style: AidStyle) -> np.ndarray:
     """Boolean ``(height, width)``: every pixel an aid of this board may cover, for decoders to look past.
 

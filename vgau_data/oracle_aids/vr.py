@@ -19,7 +19,6 @@ footprint so the cell decoder can look past it.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -28,7 +27,7 @@ from PIL import Image, ImageDraw
 
 from vgau_data.puzzles.base import DELTAS, FamilySpec
 from vgau_data.puzzles.capabilities import Sketch, SketchMove
-from vgau_data.rendering import BoardGeometry, draw_centered_text
+from vgau_data.rendering import BoardGeometry, draw_centered_text, image_cache
 
 ROUTE_COLOURS: Final[tuple[tuple[int, int, int], ...]] = (
     (230, 20, 20),  # red: the route of maze, sokoban and path, and onet's first pair
@@ -102,7 +101,7 @@ def oracle_vr(family: FamilySpec, state: Any, answer: Sequence[Any]) -> Image.Im
     return draw_sketch(family.render(state), family.geometry, family.vr.sketch(state, answer))
 
 
-@functools.cache
+@image_cache(maxsize=None)
 def sketch_mask(cell_px: int) -> np.ndarray:
     """Where a sketch may draw inside a cell: both centre lines and a badge on each edge's midpoint.
 

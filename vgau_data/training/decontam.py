@@ -19,6 +19,7 @@ as unreadable, never trusted.
 
 from __future__ import annotations
 
+import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Any, Final
 from vgau_data.errors import DatasetError, StateError, VgauError
 from vgau_data.puzzles.base import AnswerError
 from vgau_data.registry import FAMILIES
+from vgau_data.safe_io import checked_path, open_regular
 from vgau_data.training.heldout import MIN_SUFFIX, HeldOutKeys, load_heldout_keys
 from vgau_data.training.keys import canonical_key, exact_key, trajectory
 
@@ -48,58 +50,127 @@ class Overlap:
 
 @dataclass
 class DecontamReport:
-    """Counts per ``(family, split)`` and every overlap found."""
+    """Counts per ``(family, split)``, every overlap found, and what could not be checked.
+
+    A report is ``complete`` only when every row of every Parquet file under the folder was
+    read and checked: a clean verdict always comes with what it covers.
+    """
 
     folder: Path
     rows: Counter[tuple[str, str]] = field(default_factory=Counter)
     unreadable: Counter[tuple[str, str]] = field(default_factory=Counter)
     counts: dict[tuple[str, str], Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     overlaps: list[Overlap] = field(default_factory=list)
+    unchecked_files: list[str] = field(default_factory=list)
+    """Parquet files found outside a registered family's folder, with the reason (never read)."""
 
     @property
     def total(self) -> int:
         return len(self.overlaps)
 
+    @property
+    def checked(self) -> int:
+        """Rows read and checked against the test set."""
+        return sum(self.rows.values()) - sum(self.unreadable.values())
+
+    @property
+    def complete(self) -> bool:
+        """True when at least one row was checked and nothing under the folder was left unchecked."""
+        return self.checked > 0 and not self.unchecked_files and not sum(self.unreadable.values())
+
+    def gaps(self) -> str:
+        """What was not checked, in one line ('' when the report is complete)."""
+        parts = []
+        if unreadable := sum(self.unreadable.values()):
+            parts.append(f"{unreadable} unreadable rows")
+        if self.unchecked_files:
+            parts.append(f"{len(self.unchecked_files)} Parquet files outside a registered family's folder")
+        if not self.checked and not parts:
+            parts.append(f"no rows: {self.folder} holds no <family>/*.parquet file")
+        return "; ".join(parts)
+
     def table(self) -> list[str]:
-        lines = [f"{'family':<9}{'split':<12}{'rows':>8}{'unreadable':>12}" + "".join(f"{kind:>13}" for kind in KINDS)]
+        header = f"{'family':<9}{'split':<12}{'rows':>8}{'checked':>9}{'unreadable':>12}"
+        lines = [header + "".join(f"{kind:>13}" for kind in KINDS)]
         for family, split in sorted(self.rows, key=lambda k: (list(FAMILIES).index(k[0]), k[1])):
-            found = self.counts[(family, split)]
-            lines.append(f"{family:<9}{split:<12}{self.rows[(family, split)]:>8}{self.unreadable[(family, split)]:>12}"
+            found, rows, bad = self.counts[(family, split)], self.rows[(family, split)], self.unreadable[(family, split)]
+            lines.append(f"{family:<9}{split:<12}{rows:>8}{rows - bad:>9}{bad:>12}"
                          + "".join(f"{found[kind]:>13}" for kind in KINDS))
         return lines
 
 
-def parquet_files(folder: Path) -> Iterator[tuple[str, str, Path]]:
-    """``(family, split, path)`` of every Parquet file in a family folder (links are not followed)."""
+def parquet_files(folder: Path) -> tuple[list[tuple[str, str, Path]], list[str]]:
+    """``(family, split, path)`` of every Parquet file in a registered family's folder, and the others.
+
+    Symlinks are followed to regular files wherever they lead (a Hugging Face cache snapshot
+    is all links into ``blobs/``); a link to anything else, a FIFO or a device named like a
+    shard is refused. Parquet files anywhere else under ``folder`` are returned as unchecked
+    (``"path: reason"``), never skipped in silence. Hidden files (temporaries) are not shards.
+
+    Raises:
+        DatasetError: ``folder`` is not a folder, or holds more than ``MAX_FILES`` entries.
+        InputFileError: a shard is not a regular file.
+    """
     if not folder.is_dir():
         raise DatasetError(f"{folder} is not a folder")
+    checked: list[tuple[str, str, Path]] = []
+    unchecked: list[str] = []
     seen = 0
-    for family in FAMILIES:
-        family_dir = folder / family
-        if not family_dir.is_dir() or family_dir.is_symlink():
-            continue
-        for path in sorted(family_dir.glob("*.parquet")):
-            if path.is_symlink() or path.name.startswith("."):
-                continue
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        here = Path(top)
+        dirs[:] = sorted(name for name in dirs if not name.startswith("."))
+        links = [name for name in dirs if (here / name).is_symlink()]  # os.walk lists linked folders, never enters
+        for name in sorted([*names, *links]):
             seen += 1
             if seen > MAX_FILES:
-                raise DatasetError(f"{folder} holds more than {MAX_FILES} Parquet files; it is not a dataset folder")
-            yield family, path.name.split("-", 1)[0], path
+                raise DatasetError(f"{folder} holds more than {MAX_FILES} entries; it is not a dataset folder")
+            path = here / name
+            if name in links:
+                if here == folder and name in FAMILIES:
+                    checked.extend(_family_files(folder, name, path))
+                else:
+                    unchecked.append(f"{path.relative_to(folder).as_posix()}: a linked folder, not followed")
+                continue
+            if name.startswith(".") or not name.endswith(".parquet"):
+                continue
+            relative = path.relative_to(folder).as_posix()
+            family = here.name if here.parent == folder else None
+            if family in FAMILIES:
+                checked_path(path, what="shard")  # refused now, before any row is read: a FIFO would block
+                checked.append((family, name.split("-", 1)[0], path))
+            else:
+                where = "no family folder" if family is None else f"{family!r} is not a registered family"
+                unchecked.append(f"{relative}: {where}")
+    return checked, unchecked
+
+
+def _family_files(folder: Path, family: str, link: Path) -> list[tuple[str, str, Path]]:
+    """The shards of a family folder that is itself a link (followed only to a real folder)."""
+    real = link.resolve()
+    if not real.is_dir():
+        raise DatasetError(f"{link}: a family folder must be a folder; it links to {real}")
+    shards = sorted(path for path in real.iterdir() if path.name.endswith(".parquet") and not path.name.startswith("."))
+    if len(shards) > MAX_FILES:
+        raise DatasetError(f"{link} holds more than {MAX_FILES} Parquet files; it is not a dataset folder")
+    for path in shards:
+        checked_path(path, what="shard")
+    return [(family, path.name.split("-", 1)[0], folder / family / path.name) for path in shards]
 
 
 def _rows(path: Path) -> Iterator[dict[str, Any]]:
-    """``id``, ``state`` and ``solution`` of each row, one row group at a time."""
+    """``id``, ``state`` and ``solution`` of each row, one row group at a time (``path`` is a checked regular file)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        handle = pq.ParquetFile(path)
-        names = set(handle.schema_arrow.names)
-        if "state" not in names:
-            raise DatasetError(f"{path} has no state column; it is not a puzzle dataset file")
-        columns = [name for name in ("id", "state", "solution") if name in names]
-        for group in range(handle.num_row_groups):
-            yield from handle.read_row_group(group, columns=columns).to_pylist()
+        with open_regular(path, what="shard") as stream:
+            handle = pq.ParquetFile(stream)
+            names = set(handle.schema_arrow.names)
+            if "state" not in names:
+                raise DatasetError(f"{path} has no state column; it is not a puzzle dataset file")
+            columns = [name for name in ("id", "state", "solution") if name in names]
+            for group in range(handle.num_row_groups):
+                yield from handle.read_row_group(group, columns=columns).to_pylist()
     except (pa.ArrowException, OSError) as error:
         raise DatasetError(f"{path} is not a readable Parquet file ({error})") from None
 
@@ -160,7 +231,7 @@ def decontam_folder(folder: str | Path, *, progress: bool = True, heldout: HeldO
     folder = Path(folder)
     report = DecontamReport(folder)
     split_keys: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
-    files = list(parquet_files(folder))
+    files, report.unchecked_files = parquet_files(folder)
     for family, split, path in tqdm(files, desc="decontam", unit="file", disable=not progress):
         spec = FAMILIES[family]
         relative = path.relative_to(folder).as_posix()

@@ -92,9 +92,16 @@ class RayEngine:
             raise MissingDependencyError('--engine ray needs Ray: pip install "vgau-data[ray]"') from None
         self._ray = ray
         self._started = not ray.is_initialized()
-        if self._started:
-            ray.init(address=address, logging_level="WARNING", log_to_driver=False)
-        cpus = int(ray.cluster_resources().get("CPU", 1))
+        try:
+            if self._started:
+                ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+            cpus = int(ray.cluster_resources().get("CPU", 1))
+        except Exception as error:  # Ray raises many kinds (ConnectionError, RuntimeError, its own); all mean "no cluster"
+            if self._started:
+                ray.shutdown()  # stops what ray.init started (its dashboard agent, raylet) before we give up
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+            where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
+            raise VgauError(f"--engine ray could not start {where}: {reason}") from None
         self.workers = min(workers, cpus) if workers else cpus
         self._remote: dict[Callable[[Any], Any], Any] = {}
         self._pending: dict[Any, Any] = {}

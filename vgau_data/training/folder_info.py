@@ -82,7 +82,7 @@ def folder_info(folder: str | Path) -> FolderInfo:
             manifest cannot be read.
     """
     root = Path(folder)
-    files = list(parquet_files(root))
+    files, _ = parquet_files(root)  # Parquet files outside a family folder are not summarised (decontam lists them)
     if not files:
         raise DatasetError(f"{root} holds no <family>/*.parquet files; is it a `vgau-data build` or `generate` folder?")
     generated = (root / GENERATED_MANIFEST).is_file()

@@ -278,10 +278,10 @@ def generate_dataset(config: GenerateConfig) -> GenerateReport:
         _remove_temporary_files(out)
         report = GenerateReport(out, {})
         todo = [family for family in config.families if not _prepare_part(manifest, config, family)]
-        engine: Engine | None = None
+        # started before the try: an engine that cannot start (Ray) leaves the manifest as it was
+        engine: Engine | None = make_engine(config.engine, config.workers, config.ray_address) if todo else None
         try:
-            if todo:
-                engine = make_engine(config.engine, config.workers, config.ray_address)
+            if engine is not None:
                 streams = _run_catalog(config, manifest, todo, engine, report)
                 refused = [stream.refusal for stream in streams if stream.refusal]
                 if refused:

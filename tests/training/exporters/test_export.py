@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 
@@ -318,3 +319,19 @@ def test_an_rl_prompt_of_a_styled_row_without_its_aid_shows_the_aid_in_the_row_s
         if meta["render_style"] is not None:
             spec = spec.styled(RenderStyle.from_json(meta["render_style"]))
         assert aid == png_bytes(oracle_aid(spec, spec.from_json(source[meta["id"]]["state"])))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"optimal_length": -5}, r"train-00000-of-00001.parquet row '.*': optimal_length -5 is not a length maze generates"),
+    ({"optimal_length": 29}, "does not solve the state in optimal_length=29 moves"),
+    ({"state": "{not json"}, r"train-00000-of-00001.parquet row '.*': the state does not read as a maze state"),
+])  # fmt: skip
+def test_columns_a_trainer_would_meet_are_checked_before_export(
+    change: dict, message: str, training_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    source = _corrupt_copy(training_dir, tmp_path, change)
+    code = main(["export-training", str(source), "--format", "openrlhf", "--out", str(tmp_path / "out"),
+                 "--no-progress"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert re.search(message, err), err

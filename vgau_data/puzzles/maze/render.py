@@ -4,14 +4,13 @@ style (``STYLES``)."""
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.grids import GEOMETRY, OPEN, WALL, cells_image, open_cells
 from vgau_data.puzzles.maze.state import MazeState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, new_board
+from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, image_cache, new_board
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -30,7 +29,7 @@ def render(state: MazeState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Imag
     """The board: dark walls, off-white open cells, blue agent square, green hollow goal."""
     from PIL import ImageDraw
 
-    image = _background(state.grid, style).copy()
+    image = _background(state.grid, style)
     draw = ImageDraw.Draw(image)
     geometry = style.geometry(GEOMETRY)
     goal = geometry.cell_box(state.goal, style.px(GOAL_INSET))
@@ -39,7 +38,7 @@ def render(state: MazeState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Imag
     return image
 
 
-@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
+@image_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(grid: tuple[str, ...], style: RenderStyle) -> Image.Image:
     geometry = style.geometry(GEOMETRY)
     image = new_board(geometry, style.rgb(FRAME_RGB))

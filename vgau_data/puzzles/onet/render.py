@@ -9,7 +9,6 @@ in any render style.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -19,7 +18,7 @@ import numpy as np
 from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.onet.state import SIZE, OnetState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import AidStyle, BoardGeometry, new_board
+from vgau_data.rendering import AidStyle, BoardGeometry, image_cache, new_board
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -309,7 +308,7 @@ FRUIT_DRAWINGS: Final[dict[str, Callable[[_Pen], None]]] = {
 }
 
 
-@functools.lru_cache(maxsize=2048)
+@image_cache(maxsize=2048)
 def _sprite(fruit: str, style: RenderStyle) -> Image.Image:
     """The tile of one fruit, ``cell_px - 2 * TILE_INSET`` square, drawn once."""
     from PIL import Image, ImageDraw

@@ -4,7 +4,6 @@ board in any render style (``STYLES``)."""
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.base import Cell
@@ -13,7 +12,17 @@ from vgau_data.puzzles.grids import cells_image, open_cells
 from vgau_data.puzzles.path.rules import _here
 from vgau_data.puzzles.path.state import ROAD, SIZE, WALL, PathState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import BOARD_CACHE_SIZE, RGB, AidStyle, BoardGeometry, Box, TextMark, font, new_board
+from vgau_data.rendering import (
+    BOARD_CACHE_SIZE,
+    RGB,
+    AidStyle,
+    BoardGeometry,
+    Box,
+    TextMark,
+    font,
+    image_cache,
+    new_board,
+)
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw
@@ -42,7 +51,7 @@ def render(state: PathState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Imag
     """
     from PIL import ImageDraw
 
-    image = _background(state.grid, state.end, state.labels, style).copy()
+    image = _background(state.grid, state.end, state.labels, style)
     here = _here(state)
     inset = MARKER_TRIANGLE_INSET if here == state.end else TRIANGLE_INSET
     _triangle(ImageDraw.Draw(image), here, inset, START_RGB, style)
@@ -62,7 +71,7 @@ def _letter(image: Image.Image, cell: Cell, letter: str, style: RenderStyle) -> 
     image.paste(style.rgb(LETTER_RGB), (x0, y0), _glyph(letter, style))
 
 
-@functools.lru_cache(maxsize=1024)
+@image_cache(maxsize=1024)
 def _glyph(letter: str, style: RenderStyle) -> Image.Image:
     """A cell-sized mask of ``letter``, centred, stroked in its own colour (bold)."""
     from PIL import Image, ImageDraw
@@ -82,7 +91,7 @@ def _glyph(letter: str, style: RenderStyle) -> Image.Image:
     return mask
 
 
-@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
+@image_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(
     grid: tuple[str, ...], end: Cell, labels: tuple[tuple[str, Cell], ...], style: RenderStyle
 ) -> Image.Image:

@@ -5,7 +5,6 @@ and the same board in any render style (``STYLES``).
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Final
 
 from vgau_data.errors import StateError
@@ -14,7 +13,7 @@ from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.grids import open_cells
 from vgau_data.puzzles.sokoban.state import SIZE, WALL, SokobanState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, BoardGeometry
+from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, BoardGeometry, image_cache
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw
@@ -43,7 +42,7 @@ CRATE_RIM: Final = 4
 _GRAINS: Final = ((7, 5), (40, 9), (18, 33), (44, 30), (30, 45), (6, 41), (33, 17), (12, 20), (46, 46))
 
 
-@functools.lru_cache(maxsize=256)
+@image_cache(maxsize=256)
 def _wall_tile(style: RenderStyle) -> Image.Image:
     """Brick courses 13 px high, bricks 26 px wide, every other course offset by half."""
     from PIL import Image, ImageDraw
@@ -64,7 +63,7 @@ def _wall_tile(style: RenderStyle) -> Image.Image:
     return tile
 
 
-@functools.lru_cache(maxsize=256)
+@image_cache(maxsize=256)
 def _floor_tile(style: RenderStyle) -> Image.Image:
     from PIL import Image, ImageDraw
 
@@ -85,7 +84,7 @@ def _draw_target(draw: ImageDraw.ImageDraw, x0: int, y0: int, style: RenderStyle
     draw.line((x0 + a, y0 + b, x0 + b, y0 + a), fill=colour, width=width)
 
 
-@functools.lru_cache(maxsize=512)
+@image_cache(maxsize=512)
 def _crate(on_target: bool, style: RenderStyle) -> Image.Image:
     """A wooden crate (frame, boards, X brace) filling the cell but a 4 px sand rim."""
     from PIL import Image, ImageDraw
@@ -118,7 +117,7 @@ def _draw_person(
     draw.ellipse((cx - p(8), p(3), cx + p(8), p(19)), fill=skin, outline=line, width=style.line(2))  # head
 
 
-@functools.lru_cache(maxsize=256)
+@image_cache(maxsize=256)
 def _player(style: RenderStyle) -> tuple[Image.Image, Image.Image]:
     """The small person as an RGB sprite and its mask (the X of a target shows around it)."""
     from PIL import Image, ImageDraw
@@ -135,7 +134,7 @@ def _player(style: RenderStyle) -> tuple[Image.Image, Image.Image]:
     return sprite, mask
 
 
-@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
+@image_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(grid: tuple[str, ...], target: Cell, style: RenderStyle) -> Image.Image:
     from PIL import Image, ImageDraw
 
@@ -166,7 +165,7 @@ def render(state: SokobanState, style: RenderStyle = BENCHMARK_STYLE) -> Image.I
     if len(state.grid) != SIZE or len(state.grid[0]) != SIZE:
         raise StateError(f"sokoban render needs a {SIZE}x{SIZE} board")
     geometry = style.geometry(GEOMETRY)
-    image = _background(state.grid, state.target, style).copy()
+    image = _background(state.grid, state.target, style)
     x0, y0, _, _ = geometry.cell_box(state.box)
     rim = style.px(CRATE_RIM)
     image.paste(_crate(state.box == state.target, style), (x0 + rim, y0 + rim))

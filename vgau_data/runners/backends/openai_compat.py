@@ -18,8 +18,9 @@ Bounds (``bounded_http``): redirects are never followed (the key is never sent
 elsewhere), each request has a whole-request deadline of ``timeout_s`` and a reply
 cap of ``max_reply_mb``. The key, a ``user:password@`` in ``base_url`` and anything
 that looks like a credential are scrubbed from every error and output the backend
-returns, and ``base_url`` is kept without its credentials (records, submissions and
-results only ever see that form).
+returns, and ``base_url`` is kept without its credentials, query string and fragment
+(records, submissions and results only ever see that form; the query still goes onto
+the wire, and its values are scrubbed like the key: ``urls``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from vgau_data.runners.backends.bounded_http import (
     scrub_secrets,
     split_credentials,
 )
+from vgau_data.runners.backends.urls import query_secrets, split_query
 from vgau_data.runners.messages import to_openai
 
 if TYPE_CHECKING:
@@ -104,6 +106,7 @@ class OpenAIBackend:
         if not model:
             raise BackendError("the openai backend needs --model: the name the server serves the model under")
         public_url, self._credentials = split_credentials(base_url)
+        public_url, self._query = split_query(public_url)
         if not public_url.startswith(("http://", "https://")) or not urllib.parse.urlsplit(public_url).hostname:
             raise BackendError(f"--base-url must be http(s)://host[:port]/..., got {public_url!r}")
         if concurrency < 1 or max_retries < 0:
@@ -169,11 +172,16 @@ class OpenAIBackend:
             headers["X-Session-ID"] = conversation.session_id
         return headers
 
+    def _url(self, endpoint: str) -> str:
+        """The request URL of ``endpoint``: the public base URL, then the query the user gave (a gateway's key)."""
+        return f"{self.base_url}{endpoint}" + (f"?{self._query}" if self._query else "")
+
     def _secrets(self) -> list[str]:
         """Everything that must never reach a record: the key, URL credentials, their encodings."""
         secrets = [os.environ.get(self.api_key_env, "")]
         if self._credentials is not None:
             secrets += [self._credentials[1], basic_authorization(self._credentials).split(" ", 1)[1]]
+        secrets += query_secrets(self._query)
         return [secret for secret in secrets if secret]
 
     def _complete(self, conversation: Conversation, gen: GenParams) -> Completion:
@@ -185,7 +193,7 @@ class OpenAIBackend:
             return _redacted(_completion_from(_json_object(body), time.perf_counter() - start), secrets)
 
         completion, error = self.post_with_retries(
-            f"{self.base_url}/chat/completions", data, self._headers(conversation), read, conversation.session_id
+            self._url("/chat/completions"), data, self._headers(conversation), read, conversation.session_id
         )
         return completion if completion is not None else Completion(error=error, latency_s=time.perf_counter() - start)
 

@@ -112,17 +112,17 @@ class OpenAIImageGenerator(OpenAIBackend):
             }
             if gen.seed is not None:
                 body["seed"] = gen.seed
-            return f"{self.base_url}/chat/completions", json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"}
+            return self._url("/chat/completions"), json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"}
         fields = {"model": self.model, "prompt": request.instruction, "n": "1", "response_format": "b64_json"}
         if self.size:
             fields["size"] = self.size
         if self.endpoint == "generations":
             body = dict(fields, n=1)
-            return f"{self.base_url}/images/generations", json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"}
+            return self._url("/images/generations"), json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"}
         if not request.images:
             raise BadImageReply("the edits endpoint needs the board as input image")
         data, content_type = multipart(fields, {"image": ("board.png", image_bytes(request.images[0]), "image/png")})
-        return f"{self.base_url}/images/edits", data, {"Content-Type": content_type}
+        return self._url("/images/edits"), data, {"Content-Type": content_type}
 
     def _generate_one(self, request: ImageRequest, gen: GenParams) -> GeneratedImage:
         start = time.perf_counter()

@@ -313,6 +313,29 @@ def _image_bytes(cell: Any, where: str) -> bytes | None:
     raise DatasetError(f"{where}: an image cell holds {type(value).__name__}, not bytes")
 
 
+def _check_puzzle(values: dict[str, Any], family: str, where: str) -> None:
+    """The state parses, the optimum is a length the family generates, and the solution reaches the goal in it.
+
+    Checked before anything is exported, so a trainer never meets a label its reward refuses.
+    """
+    spec = get_family(family)
+    optimum = values["optimal_length"]
+    if spec.bucket_of(optimum) is None:
+        ranges = ", ".join(f"{low}-{high}" for low, high in spec.buckets.values())
+        raise DatasetError(f"{where}: optimal_length {optimum} is not a length {family} generates ({ranges})")
+    try:
+        state = spec.from_json(values["state"])
+    except (VgauError, ValueError) as error:
+        raise DatasetError(f"{where}: the state does not read as a {family} state ({str(error)[:160]})") from None
+    try:
+        replay = spec.replay(state, spec.answer_from_payload(values["solution"]))
+    except AnswerError as error:
+        raise DatasetError(f"{where}: the solution does not read as a {family} answer ({str(error)[:160]})") from None
+    if not replay.feasible or replay.length != optimum:
+        raise DatasetError(f"{where}: the solution does not solve the state in optimal_length={optimum} moves "
+                           f"({replay.error or f'it takes {replay.length}'})")
+
+
 def _row(cells: dict[str, Any], source_file: SourceFile, traces: Sequence[str]) -> SourceRow:
     values = {BENCHMARK_COLUMNS.get(name, name): value for name, value in cells.items()}
     where = f"{source_file.path} row {values.get('id')!r:.40}"
@@ -324,6 +347,7 @@ def _row(cells: dict[str, Any], source_file: SourceFile, traces: Sequence[str]) 
             raise DatasetError(f"{where}: column {name!r} is not an integer")
     if values["family"] != source_file.family:
         raise DatasetError(f"{where}: a {values['family']!r} row in the {source_file.family} folder")
+    _check_puzzle(values, source_file.family, where)
     image = _image_bytes(values["image"], where)
     if image is None:
         raise DatasetError(f"{where}: the row has no board image")
