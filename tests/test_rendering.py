@@ -82,11 +82,4 @@ def test_image_cache__every_package_cache_that_keeps_images_or_arrays_is_one() -
                 returns = str(value.__wrapped__.__annotations__.get("return", ""))  # a string: postponed annotations
                 if "Image.Image" in returns or "ndarray" in returns:
                     offenders.append(f"{name}.{attr}")
-    # parking and klotski's renderers are being rewritten in the same round (their render() copies
-    # the cached background and only pastes the cached sprites); they move to image_cache after it.
-    assert sorted(offenders) == [
-        "vgau_data.puzzles.klotski.render._background",
-        "vgau_data.puzzles.klotski.render._sprite",
-        "vgau_data.puzzles.parking.render._background",
-        "vgau_data.puzzles.parking.render._sprite",
-    ]
+    assert offenders == []

@@ -4,13 +4,21 @@ board in any render style (``STYLES``)."""
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.klotski.state import SHAPES, SIZE, KlotskiState
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, BoardGeometry, Box, TextMark, draw_centered_text, new_board
+from vgau_data.rendering import (
+    BOARD_CACHE_SIZE,
+    AidStyle,
+    BoardGeometry,
+    Box,
+    TextMark,
+    draw_centered_text,
+    image_cache,
+    new_board,
+)
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -30,7 +38,7 @@ BLOCK_INSET: Final = 5
 """Pixels between a block's drawn rectangle and its cells' edges (so neighbours show a gap)."""
 
 
-@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
+@image_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(style: RenderStyle) -> Image.Image:
     from PIL import ImageDraw
 
@@ -42,7 +50,7 @@ def _background(style: RenderStyle) -> Image.Image:
     return image
 
 
-@functools.lru_cache(maxsize=64)
+@image_cache(maxsize=64)
 def _sprite(kind: str, style: RenderStyle) -> Image.Image:
     """The block drawn over its whole footprint (cells outside the rounded rectangle
     keep the empty colour, so sprites are pasted without a mask).
@@ -72,7 +80,7 @@ def render(state: KlotskiState, style: RenderStyle = BENCHMARK_STYLE) -> Image.I
     """The board as an RGB image of ``GEOMETRY.size``: coloured rounded blocks, the
     target marked ``T``, empty cells plain; no grid lines, no coordinates."""
     geometry = style.geometry(GEOMETRY)
-    image = _background(style).copy()
+    image = _background(style)  # image_cache hands out a copy: ours to draw on
     for block in state.blocks:
         x0, y0, _, _ = geometry.cell_box((block.row, block.col))
         image.paste(_sprite(block.kind, style), (x0, y0))

@@ -9,13 +9,20 @@ any render style (``STYLES``).
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Final
 
 from vgau_data.puzzles.capabilities import Styles
 from vgau_data.puzzles.parking.state import ParkingState, Vehicle
 from vgau_data.render_styles import BENCHMARK_STYLE, RenderStyle
-from vgau_data.rendering import BOARD_CACHE_SIZE, AidStyle, BoardGeometry, Box, TextMark, draw_centered_text
+from vgau_data.rendering import (
+    BOARD_CACHE_SIZE,
+    AidStyle,
+    BoardGeometry,
+    Box,
+    TextMark,
+    draw_centered_text,
+    image_cache,
+)
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -70,7 +77,7 @@ def _shade(rgb: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
     return (int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
 
 
-@functools.lru_cache(maxsize=BOARD_CACHE_SIZE)
+@image_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(exit_row: int, style: RenderStyle) -> Image.Image:
     """The lot: dark walls around the board, an opening with an arrow at the exit."""
     from PIL import Image, ImageDraw
@@ -90,7 +97,7 @@ def _background(exit_row: int, style: RenderStyle) -> Image.Image:
     return image
 
 
-@functools.lru_cache(maxsize=64)
+@image_cache(maxsize=64)
 def _sprite(vid: str, orientation: str, length: int, style: RenderStyle) -> tuple[Image.Image, Image.Image]:
     """A vehicle as an RGB image and its mask: a rounded bar with its letter on it.
 
@@ -133,7 +140,7 @@ def render(state: ParkingState, style: RenderStyle = BENCHMARK_STYLE) -> Image.I
         (584, 544)
     """
     geometry = style.geometry(GEOMETRY)
-    image = _background(state.exit_row, style).copy()
+    image = _background(state.exit_row, style)  # image_cache hands out a copy: ours to draw on
     for v in state.vehicles:
         sprite, mask = _sprite(v.id, v.orientation, v.length, style)
         x0, y0, _, _ = geometry.cell_box((v.row, v.col))
