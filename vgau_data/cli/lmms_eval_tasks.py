@@ -9,7 +9,7 @@ EPILOG = """examples:
     --tasks vgau_direct --include_path "$(vgau-data lmms-eval-tasks)" --output_path logs --log_samples
   VGAU_PUZZLES=vgau_puzzles lmms-eval ...     # a local build instead of the Hub dataset vgau/puzzles
 
-tasks: vgau_<family>_<protocol>; groups: vgau_<protocol> over the six families
+tasks: vgau_<family>_<protocol>; groups: vgau_<protocol> over every registered family
 (protocols: direct, text_cot, oracle_gta, oracle_vcot, oracle_aug_vcot).
 """
 

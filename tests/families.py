@@ -1,0 +1,78 @@
+"""Each family's own test values, found by name, so registry-wide tests need no table of family names.
+
+A family keeps them in ``tests/puzzles/<family>/golden.py`` (``GOLDEN_STATE``, ``GOLDEN_KEYS``,
+``FIXED_STATE``, ``AID_AUTHORS``); a registry-wide test reads one through ``family_value``,
+which skips the test, saying so, for a family that keeps none (a new family, or the bare toy
+family the whole suite registers, ``tests/toy_family``), and builds ``{family: value}`` tables
+with ``family_table``.
+
+After a deliberate change to a generator, a solver or the keys, print a family's values
+again and paste them into its ``golden.py``::
+
+    python -m tests.families maze parking
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from vgau_data.registry import FAMILIES
+
+
+def family_module(family: str) -> ModuleType | None:
+    """``tests/puzzles/<family>/golden.py``, or None when the family keeps no test values there."""
+    try:
+        return importlib.import_module(f"tests.puzzles.{family}.golden")
+    except ModuleNotFoundError as error:
+        if error.name not in (f"tests.puzzles.{family}", f"tests.puzzles.{family}.golden"):
+            raise
+        return None
+
+
+def family_table(attribute: str) -> dict[str, Any]:
+    """``{family: value}`` of every registered family whose ``golden.py`` defines ``attribute``, in registry order."""
+    modules = {name: family_module(name) for name in FAMILIES}
+    return {name: getattr(module, attribute) for name, module in modules.items() if hasattr(module, attribute)}
+
+
+def family_value(family: str, attribute: str) -> Any:
+    """The family's ``attribute``; the calling test is skipped when the family keeps none."""
+    module = family_module(family)
+    if module is None or not hasattr(module, attribute):
+        pytest.skip(f"{family} keeps no {attribute} (tests/puzzles/{family}/golden.py)")
+    return getattr(module, attribute)
+
+
+def needs(family: str, capability: str) -> Any:
+    """The family's capability group; the calling test is skipped when the family declares none."""
+    group = getattr(FAMILIES[family], capability)
+    if group is None:
+        pytest.skip(f"{family} declares no {capability} capability")
+    return group
+
+
+def golden_keys(family: str) -> tuple[str, str, int]:
+    """``GOLDEN_KEYS`` computed afresh from the family's ``GOLDEN_STATE``."""
+    from vgau_data.training.keys import canonical_key, exact_key, key_hex
+
+    state = family_value(family, "GOLDEN_STATE")
+    return key_hex(canonical_key(family, state)), key_hex(exact_key(family, state)), FAMILIES[family].solve(state).optimal_length
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.families", description="Print families' GOLDEN_KEYS afresh.")
+    parser.add_argument("families", nargs="*", default=None, help="default: every family that keeps a GOLDEN_STATE")
+    args = parser.parse_args(argv)
+    for family in args.families or family_table("GOLDEN_STATE"):
+        print(f"{family}: GOLDEN_KEYS = {golden_keys(family)!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
