@@ -25,6 +25,11 @@ import pytest
 from vgau_data.registry import FAMILIES
 
 
+SHIPPED = [name for name, spec in FAMILIES.items() if spec.generate.__module__.startswith("vgau_data.")]
+"""The families the package registers (``vgau_data/registry.py``), which its shipped per-family data covers;
+not those a test registers (the toy family)."""
+
+
 def family_module(family: str) -> ModuleType | None:
     """``tests/puzzles/<family>/golden.py``, or None when the family keeps no test values there."""
     try:

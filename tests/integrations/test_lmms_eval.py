@@ -8,6 +8,9 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.families import SHIPPED
+from tests.toy_family import bare_spec
+from vgau_data import registry
 from vgau_data.cli import main
 from vgau_data.integrations.lmms_eval import hooks, tasks_dir
 from vgau_data.integrations.lmms_eval.task_files import TASK_PROTOCOLS, task_files
@@ -35,13 +38,29 @@ def load_task(name: str) -> dict[str, Any]:
     return config
 
 
-def test_lmms_eval_tasks__shipped_files_equal_the_generator() -> None:
+@pytest.fixture
+def shipped_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry as the package ships it: without the families tests register (the toy)."""
+    for name in set(FAMILIES) - set(SHIPPED):
+        monkeypatch.delitem(registry._FAMILIES, name)
+
+
+def test_lmms_eval_tasks__shipped_files_equal_the_generator(shipped_only: None) -> None:
     shipped = {path.name: path.read_text(encoding="utf-8") for path in Path(tasks_dir()).glob("*.yaml")}
     assert shipped == task_files(), "run: python -m vgau_data.integrations.lmms_eval.task_files"
 
 
+def test_lmms_eval_tasks__a_family_without_shipped_tasks_is_a_one_line_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(registry._FAMILIES, "lights", bare_spec())
+    assert main(["lmms-eval-tasks"]) == 2
+    error = capsys.readouterr().err
+    assert "have none for lights" in error and "python -m vgau_data.integrations.lmms_eval.task_files" in error
+
+
 def test_lmms_eval_tasks__one_task_per_family_and_protocol_and_a_group_per_protocol(
-    capsys: pytest.CaptureFixture[str],
+    shipped_only: None, capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["lmms-eval-tasks"]) == 0
     assert capsys.readouterr().out.strip() == tasks_dir()

@@ -24,8 +24,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vgau_data.integrations.lmms_eval import tasks_dir
+    from vgau_data.errors import VgauError
+    from vgau_data.integrations.lmms_eval import missing_families, tasks_dir
     from vgau_data.integrations.lmms_eval.task_files import task_names
 
+    missing = missing_families()
+    if missing:  # their groups would leave these families out without a word
+        raise VgauError(f"the shipped lmms-eval tasks have none for {', '.join(missing)}; regenerate them: "
+                        "python -m vgau_data.integrations.lmms_eval.task_files (docs/adding-a-family.md)")
     print("\n".join(task_names()) if args.list else tasks_dir())
     return 0
