@@ -18,6 +18,19 @@ from tests.families import family_table
 
 FIXED_STATES: dict[str, str] = family_table("FIXED_STATE")
 """One short puzzle per family that keeps one (optimum 3 or 4; ``tests/puzzles/<family>/golden.py``)."""
+
+
+def short_state(family: str) -> str:
+    """The family's ``FIXED_STATE``, or, for a family that keeps none, its first easy row at seed 0 (state JSON)."""
+    if family in FIXED_STATES:
+        return FIXED_STATES[family]
+    from vgau_data.registry import get_family
+    from vgau_data.seeding import instance_seed, rng_for
+
+    spec = get_family(family)
+    return spec.to_json(spec.generate("easy", rng_for(instance_seed(0, family, "easy", 0)), spec.slot("easy", 0)))
+
+
 STORED_KIND = "visual_cot"
 """The trace the training folder stores; the other kinds are computed by the exporters."""
 
