@@ -22,12 +22,17 @@ from typing import Any
 
 import pytest
 
+from vgau_data.puzzles.base import FamilySpec
 from vgau_data.registry import FAMILIES
 
 
 SHIPPED = [name for name, spec in FAMILIES.items() if spec.generate.__module__.startswith("vgau_data.")]
 """The families the package registers (``vgau_data/registry.py``), which its shipped per-family data covers;
 not those a test registers (the toy family)."""
+
+PAPER_FAMILIES = [name for name, spec in FAMILIES.items() if spec.paper is not None]
+"""The benchmark's families, those whose records the paper's authors published (``paper``): what tests that
+hold the paper's tables, or fixtures recorded once per family, must cover at least."""
 
 
 def family_module(family: str) -> ModuleType | None:
@@ -60,6 +65,18 @@ def needs(family: str, capability: str) -> Any:
     if group is None:
         pytest.skip(f"{family} declares no {capability} capability")
     return group
+
+
+def plays(spec: FamilySpec, protocol: str) -> bool:
+    """Whether the scripted oracle plays ``protocol`` on ``spec``: the capabilities the protocol needs, and those the
+    scripted oracle's drawing needs where the protocol draws (self-VR's drawing needs ``vr``); ``run`` refuses the rest."""
+    from vgau_data.runners.backends.base import family_needs
+    from vgau_data.runners.backends.scripted_images import ScriptedImageGenerator
+    from vgau_data.runners.protocols import protocol_class
+
+    cls = protocol_class(protocol)
+    drawer = family_needs(ScriptedImageGenerator("oracle"), cls.purpose) if cls.draws else ()
+    return all(getattr(spec, need) for need in (*cls.needs, *drawer))
 
 
 def golden_keys(family: str) -> tuple[str, str, int]:

@@ -11,11 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from vgau_data import registry
-from vgau_data.puzzles.base import FamilySpec
-
-CAPABILITIES = ("episode_steps", "fidelity", "vr", "paper", "structure", "symmetry", "authors_reader", "styles")
-"""Every optional capability group of ``FamilySpec`` (``puzzles/capabilities.py``)."""
-
+from vgau_data.puzzles.base import CAPABILITIES, FamilySpec
 
 def bare_spec() -> FamilySpec:
     """The toy family with every optional capability removed."""

@@ -17,24 +17,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import vgau_data
+from tests.families import plays
 from tests.toy_family import lights
 from vgau_data import registry
 from vgau_data.cli import main
 from vgau_data.protocols import PROTOCOLS, budget_variant, protocol_names
-from vgau_data.runners.backends.base import family_needs
-from vgau_data.runners.backends.scripted_images import ScriptedImageGenerator
-from vgau_data.runners.protocols import protocol_class
 
 SPEC = lights.SPEC
-def _playable(name: str) -> bool:
-    """The toy declares no solution drawing: ``oracle_vr`` needs one, and so does the scripted oracle's drawing
-    for self-VR (its ``family_needs``); every other protocol runs on it."""
-    cls = protocol_class(name)
-    drawer = family_needs(ScriptedImageGenerator("oracle"), cls.purpose) if cls.draws else ()
-    return all(getattr(SPEC, need) for need in (*cls.needs, *drawer))
-
-
-SUPPORTED = [name for name in protocol_names() if _playable(name)]
+SUPPORTED = [name for name in protocol_names() if plays(SPEC, name)]
+"""The toy declares no solution drawing: ``oracle_vr`` and the scripted oracle's self-VR drawing need one."""
 VARIANTS = {budget_variant(name, budget) for name in SUPPORTED for budget in PROTOCOLS[name].budgets}
 
 
