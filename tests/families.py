@@ -25,7 +25,6 @@ import pytest
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.registry import FAMILIES
 
-
 SHIPPED = [name for name, spec in FAMILIES.items() if spec.generate.__module__.startswith("vgau_data.")]
 """The families the package registers (``vgau_data/registry.py``), which its shipped per-family data covers;
 not those a test registers (the toy family)."""

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import vgau_data.puzzles
-from vgau_data.errors import UnknownFamilyError
 from tests.families import SHIPPED
+from vgau_data.errors import UnknownFamilyError
 from vgau_data.puzzles.base import CAPABILITIES
 from vgau_data.registry import FAMILIES, get_family
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from tests.families import SHIPPED
-
 from vgau_data.cli import main
 from vgau_data.metrics.references import load_references
 from vgau_data.metrics.scoring import make_reference

@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.families import PAPER_FAMILIES
 from vgau_data.errors import StateError
 from vgau_data.metrics.scoring import parse_output
 from vgau_data.puzzles.base import FamilySpec, Illegal
-from tests.families import PAPER_FAMILIES
 from vgau_data.registry import FAMILIES
 from vgau_data.rewards import RewardError, _entry, score
 from vgau_data.seeding import instance_seed, rng_for

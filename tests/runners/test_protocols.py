@@ -8,12 +8,11 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from tests.families import SHIPPED, plays
 from vgau_data.metrics.scoring import score_answer
 from vgau_data.puzzles import prompts
 from vgau_data.puzzles.base import DELTAS, DIRECTIONS, Illegal
 from vgau_data.puzzles.path.state import PathStep
-from tests.families import SHIPPED, plays
-from vgau_data.registry import FAMILIES
 from vgau_data.runners.backends.base import Completion, GenParams
 from vgau_data.runners.backends.decoupled import DecoupledPair
 from vgau_data.runners.backends.scripted import ScriptedBackend

@@ -13,6 +13,7 @@ import dataclasses
 from vgau_data import registry
 from vgau_data.puzzles.base import CAPABILITIES, FamilySpec
 
+
 def bare_spec() -> FamilySpec:
     """The toy family with every optional capability removed."""
     from tests.toy_family import lights

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.families import SHIPPED
 from vgau_data.builders.from_paper import read_family
 from vgau_data.builders.instances import RowTask, generate_verified
-from tests.families import SHIPPED
 from vgau_data.errors import VgauError
 from vgau_data.registry import FAMILIES
 from vgau_data.training.heldout import (

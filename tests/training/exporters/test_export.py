@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.training.conftest import FIXED_STATES, training_row, write_training_folder
-from vgau_data.registry import FAMILIES
 from vgau_data.cli import main
 from vgau_data.errors import DatasetError
+from vgau_data.registry import FAMILIES
 from vgau_data.safe_io import is_temporary
 from vgau_data.training.exporters import EXPORTERS, ExportError, export_training, get_exporter
 from vgau_data.training.exporters.base import MANIFEST_NAME, PLAN_NAME, ExportOptions
