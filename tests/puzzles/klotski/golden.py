@@ -8,11 +8,6 @@ from __future__ import annotations
 from vgau_data.puzzles.klotski import state as klotski
 
 GOLDEN_STATE = klotski.from_ascii(["||||||", "||||||", "----oo", "|oTTo|", "|oTTo|", "--..oo"])
-"""A fixed board written out here, for the golden key values (``tests/training/test_keys.py``)."""
 GOLDEN_KEYS = ("260d8be406b02e71", "1a64924d62eeb621", 1)
-"""(canonical key, exact key, optimum) of ``GOLDEN_STATE``: a change here changes every shipped test key."""
 FIXED_STATE = '{"blocks":[{"col":2,"height":2,"kind":"target","row":3,"width":2},{"col":0,"height":2,"kind":"vertical","row":0,"width":1},{"col":1,"height":2,"kind":"vertical","row":0,"width":1},{"col":2,"height":2,"kind":"vertical","row":0,"width":1},{"col":3,"height":2,"kind":"vertical","row":0,"width":1},{"col":4,"height":2,"kind":"vertical","row":0,"width":1},{"col":5,"height":2,"kind":"vertical","row":0,"width":1},{"col":1,"height":2,"kind":"vertical","row":2,"width":1},{"col":4,"height":2,"kind":"vertical","row":4,"width":1},{"col":3,"height":1,"kind":"horizontal","row":2,"width":2},{"col":4,"height":1,"kind":"horizontal","row":3,"width":2},{"col":1,"height":1,"kind":"horizontal","row":5,"width":2},{"col":0,"height":1,"kind":"single","row":2,"width":1},{"col":2,"height":1,"kind":"single","row":2,"width":1},{"col":5,"height":1,"kind":"single","row":2,"width":1},{"col":0,"height":1,"kind":"single","row":3,"width":1},{"col":1,"height":1,"kind":"single","row":4,"width":1},{"col":5,"height":1,"kind":"single","row":4,"width":1},{"col":0,"height":1,"kind":"single","row":5,"width":1},{"col":5,"height":1,"kind":"single","row":5,"width":1}],"goal":[4,2],"size":6}'
-"""A short puzzle (optimum 3 or 4) as state JSON, for the trace and export tests (``tests/training/conftest.py``)."""
 AID_AUTHORS = ((255, 0, 0), 2, (12, 18), 0.24, "centre", "all")
-"""(line RGB, line px, dash, label px / cell px, anchor, labelled cells) of the authors' ``_build_aux_overlay``
-(``tests/test_oracle_aids.py``)."""
