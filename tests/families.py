@@ -8,8 +8,7 @@ A family keeps them in ``tests/puzzles/<family>/golden.py``:
     FIXED_STATE    a short puzzle (optimum 3 or 4) as state JSON, for the trace and export tests
     AID_AUTHORS    (line RGB, line px, dash, label px / cell px, anchor, labelled cells) of the
                    authors' ``_build_aux_overlay`` (``tests/test_oracle_aids.py``)
-
- a registry-wide test reads one through ``family_value``,
+A registry-wide test reads one through ``family_value``,
 which skips the test, saying so, for a family that keeps none (a new family, or the bare toy
 family the whole suite registers, ``tests/toy_family``), and builds ``{family: value}`` tables
 with ``family_table``.
