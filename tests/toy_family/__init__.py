@@ -21,6 +21,11 @@ def bare_spec() -> FamilySpec:
     return dataclasses.replace(lights.SPEC, **dict.fromkeys(CAPABILITIES))
 
 
+def unshipped_spec() -> FamilySpec:
+    """The bare toy under a name no shipped data holds: a new family before its data is regenerated."""
+    return dataclasses.replace(bare_spec(), name="unshipped")
+
+
 def register_bare() -> None:
     """Register the bare toy family in the registry for the whole test session."""
     spec = bare_spec()
