@@ -68,7 +68,7 @@ def test_perturbed_generator__gets_exactly_k_cells_wrong(name: str) -> None:
     instance = _instances(name, 1)[0]
     family = FAMILIES[name]
     generator = ScriptedImageGenerator("perturbed-3")
-    requests = [_request(instance, purpose) for purpose in PURPOSES]
+    requests = [_request(instance, purpose) for purpose in PURPOSES if purpose != "vr" or family.vr]  # vr: a drawing
     made = generator.generate(requests, GenParams())
     again = generator.generate(requests, GenParams())
     cells = len(family.fidelity.cell_labels(instance.initial_state()))
