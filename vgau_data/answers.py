@@ -298,7 +298,7 @@ def _read_scalar(text: str, pos: int) -> tuple[Any, int]:
     if match:
         word = match.group()
         lowered = word.lower()
-        return (_LITERALS[lowered] if lowered in _LITERALS else word), match.end()
+        return _LITERALS.get(lowered, word), match.end()
     raise AnswerError("bad_format", f"unexpected {char!r} at {pos}")
 
 

@@ -91,7 +91,7 @@ def test_lmms_eval_hooks__single_turn_prompt_is_the_protocols_first_message(
     decoded_rows: dict[str, list[dict[str, Any]]], protocol: str
 ) -> None:
     kwargs = load_task(f"vgau_maze_{protocol}.yaml")["lmms_eval_specific_kwargs"]["default"]
-    for family, rows in decoded_rows.items():
+    for rows in decoded_rows.values():
         row = rows[0]
         message = protocol_episode(row, protocol).request().messages[0]
         images = getattr(hooks, f"visual_{protocol}")(row)
@@ -154,7 +154,7 @@ def test_lmms_eval_hooks__agentic_episode_with_the_oracle_reaches_the_goal(
 
             turns = text.count("Your reply:")
             messages = (Message("user", (TextPart(text),)),) + (Message("assistant", (TextPart("x"),)),) * turns
-            return "Step.\n" + oracle(Conversation(messages, f"{instance.id}/{protocol}/run0", "step"))
+            return "Step.\n" + oracle(Conversation(messages, f"{instance.id}/{protocol}/run0", "step"))  # noqa: B023 - called within this iteration
 
         final, sent = run_agentic(row, protocol, reply)
         payload = hooks.read_episode(final)

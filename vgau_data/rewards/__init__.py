@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass
 from types import MappingProxyType
 from typing import Any
 
-from vgau_data.errors import StateError, UnknownFamilyError, VgauError
+from vgau_data.errors import StateError, VgauError
 from vgau_data.metrics.scoring import parse_output, read_with
 from vgau_data.puzzles.base import FamilySpec, Illegal
 from vgau_data.registry import FAMILIES
@@ -255,11 +255,8 @@ def _judge(entry: _Entry, answer: tuple[Any, ...], progress: bool) -> Score:
     spec = entry.family
     replayed = spec.replay(entry.state, answer)
     optimum = entry.optimal_length
-    if replayed.feasible:
-        if spec.unique_length and optimum is None:
-            optimum = replayed.length  # every feasible answer of these families is optimal
-        else:
-            optimum = _optimal_length(entry)
+    if replayed.feasible:  # every feasible answer of a unique_length family is optimal
+        optimum = replayed.length if spec.unique_length and optimum is None else _optimal_length(entry)
     optimal = replayed.feasible and replayed.length == optimum
     first_illegal = None
     if replayed.error is not None and replayed.error != "not_solved":

@@ -20,6 +20,7 @@ each with ``{"error": message}``. The server binds loopback unless told otherwis
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import socket
@@ -98,10 +99,8 @@ class RewardServer(ThreadingHTTPServer):
 
 def _cut(connection: socket.socket) -> None:
     """The watchdog: end a connection that overran its deadline (its reads then fail at once)."""
-    try:
+    with contextlib.suppress(OSError):
         connection.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
 
 
 BUSY_DRAIN_S = 0.05

@@ -315,7 +315,7 @@ def test_an_rl_prompt_of_a_styled_row_without_its_aid_shows_the_aid_in_the_row_s
         lines = [json.loads(line) for path in out.glob("maze/*/*.jsonl") for line in path.read_text().splitlines()]
         rows = [(line, [base64.b64decode(uri.split(",", 1)[1]) for uri in line["images"]]) for line in lines]
     assert len(rows) == len(source)
-    for meta, (board, aid) in rows:
+    for meta, (_board, aid) in rows:
         spec = get_family("maze")
         if meta["render_style"] is not None:
             spec = spec.styled(RenderStyle.from_json(meta["render_style"]))
