@@ -16,6 +16,10 @@ import pytest
 
 _CACHE = tempfile.TemporaryDirectory(prefix="vgau-hf-datasets-")
 
+from tests.toy_family import register_bare  # noqa: E402
+
+register_bare()
+
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ["HF_DATASETS_CACHE"] = _CACHE.name

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageChops, ImageDraw
 
+from tests.families import family_value, needs
 from vgau_data.oracle_aids import _layers, aid_footprint, annotate, grid_layer, oracle_aid
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.registry import FAMILIES
@@ -13,16 +14,6 @@ from vgau_data.render_styles import TRAINING_CELL_SCALES, training_styles
 
 FAMILY_PARAMS = [pytest.param(spec, id=name) for name, spec in FAMILIES.items()]
 
-AUTHORS = {
-    # family: (line RGB, line px, dash, label px / cell px, anchor, labelled cells), read from
-    # lmms_eval/tasks/<family>/utils.py of zyb1029/VGAU-Diag (their _build_aux_overlay).
-    "maze": ((255, 0, 0), 2, None, 0.32, "centre", "open"),
-    "sokoban": ((230, 40, 40), 2, None, 0.28, "centre", "open"),
-    "path": ((230, 40, 40), 1, None, 0.2, "top_left", "open"),
-    "onet": ((255, 0, 0), 2, None, 0.2, "centre", "all"),
-    "parking": ((230, 40, 40), 2, None, 0.2, "centre", "all"),
-    "klotski": ((255, 0, 0), 2, (12, 18), 0.24, "centre", "all"),
-}
 SMALLER_LABELS = {"path": 9}
 """Label sizes we draw smaller than the authors' fraction gives, in px (clear of path's triangles)."""
 
@@ -38,7 +29,7 @@ def _open_cells(state: object) -> set[tuple[int, int]]:
 
 @pytest.mark.parametrize("family", FAMILY_PARAMS)
 def test_aid__style_is_the_authors(family: FamilySpec) -> None:
-    rgb, width, dash, fraction, anchor, _ = AUTHORS[family.name]
+    rgb, width, dash, fraction, anchor, _ = family_value(family.name, "AID_AUTHORS")
     aid = family.aid
     assert (aid.line_rgb, aid.line_px, aid.dash, aid.label_anchor) == (rgb, width, dash, anchor)
     expected_px = SMALLER_LABELS.get(family.name, int(family.geometry.cell_px * fraction))
@@ -50,7 +41,7 @@ def test_aid__labels_the_cells_the_authors_label(family: FamilySpec) -> None:
     """Every cell, or the open cells only: their maze, sokoban and path walls carry no label
     (``tests/test_family_contract.py`` checks the pixels follow ``labelled_cells``)."""
     cells = family.aid.labelled_cells
-    if AUTHORS[family.name][5] == "all":
+    if family_value(family.name, "AID_AUTHORS")[5] == "all":
         assert cells is None
         return
     for state in _states(family):
@@ -156,6 +147,7 @@ def test_annotate__is_the_lines_then_the_labels_of_the_labelled_cells(family: Fa
 def test_grid_layer__one_cached_layer_per_cell_scale_in_every_render_style(family: FamilySpec) -> None:
     """The whole-board layers (~3 MB each) do not multiply with render styles, though path's, parking's
     and klotski's ``keep_clear`` is bound to each style: one per board size, with the style's own pixels."""
+    needs(family.name, "styles")
     state = _states(family)[-1]
     _layers.cache_clear()
     for style in training_styles():

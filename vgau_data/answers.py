@@ -111,10 +111,17 @@ def last_step_value(text: str) -> Any:
 def step_text(value: Any) -> str:
     """One step in the per-step format: compact JSON inside ``<STEP_JSON>`` tags.
 
+    The JSON is a list or an object (``last_step_value`` reads nothing else back: a bare
+    string or number in the tags is ``bad_format``), so a step that is one word is written
+    as a list or an object of it (``["up"]``, ``{"move": "up"}``).
+
     Example:
         >>> step_text({"car": "A", "direction": "up"})
         '<STEP_JSON>{"car":"A","direction":"up"}</STEP_JSON>'
     """
+    if not isinstance(value, list | tuple | dict):
+        raise ValueError(f"a step's JSON must be a list or an object, not {type(value).__name__} {value!r:.40} "
+                         '(last_step_value reads only [...] or {...} back): write ["up"] or {"move": "up"}')
     return f"<{STEP_TAG}>{json.dumps(value, separators=(',', ':'), ensure_ascii=False)}</{STEP_TAG}>"
 
 
@@ -291,7 +298,7 @@ def _read_scalar(text: str, pos: int) -> tuple[Any, int]:
     if match:
         word = match.group()
         lowered = word.lower()
-        return (_LITERALS[lowered] if lowered in _LITERALS else word), match.end()
+        return _LITERALS.get(lowered, word), match.end()
     raise AnswerError("bad_format", f"unexpected {char!r} at {pos}")
 
 

@@ -46,11 +46,11 @@ class PaletteShift:
     lightness: float = 0.0
 
     def apply(self, rgb: RGB) -> RGB:
-        h, l, s = colorsys.rgb_to_hls(*(v / 255 for v in rgb))
+        h, light, s = colorsys.rgb_to_hls(*(v / 255 for v in rgb))
         h = (h + self.hue_deg / 360) % 1.0
         s = min(1.0, s * self.saturation)
-        l = l + self.lightness * (1 - l) if self.lightness >= 0 else l * (1 + self.lightness)
-        r, g, b = colorsys.hls_to_rgb(h, l, s)
+        light = light + self.lightness * (1 - light) if self.lightness >= 0 else light * (1 + self.lightness)
+        r, g, b = colorsys.hls_to_rgb(h, light, s)
         return (round(r * 255), round(g * 255), round(b * 255))
 
 

@@ -23,6 +23,7 @@ from vgau_data.puzzles.maze.paper import read_record as read_maze
 from vgau_data.registry import FAMILIES
 
 FORMATS = paper_formats()
+"""The families that declare the authors' records (``paper``): the only ones ``--from-paper`` builds."""
 
 FIXTURE_CLONE = Path(__file__).resolve().parents[1] / "fixtures" / "paper"
 EXPECTED_FINDINGS = {
@@ -52,7 +53,7 @@ def _records(family: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines()] if path.suffix == ".jsonl" else json.loads(text)
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", list(FORMATS))
 def test_from_paper__load_dataset_reads_their_ids_labels_and_our_verified_optima(built: Path, family: str) -> None:
     from datasets import load_dataset
 
@@ -100,7 +101,7 @@ def test_from_paper__card_marks_the_authors_instances_and_every_finding(built: P
     text = (built / "README.md").read_text()
     header = yaml.safe_load(text.split("---")[1])
     assert header["license"] == "cc-by-4.0" and "authors' instances" in header["pretty_name"]
-    assert [c["config_name"] for c in header["configs"]] == list(FAMILIES)
+    assert [c["config_name"] for c in header["configs"]] == list(FORMATS)
     assert "https://github.com/zyb1029/VGAU-Diag" in text and "CC BY 4.0" in text and "attribution" in text
     assert "- maze: 1 of 2 rows (`maze_0020`)" in text
     assert "- sokoban: 2 of 2 rows (all)" in text and "- path:" not in text
@@ -116,7 +117,7 @@ def test_from_paper__reports_exactly_the_planted_disagreements(tmp_path: Path) -
     assert {(f.family, f.task_id, f.kind) for f in report.findings} == EXPECTED_FINDINGS
     sokoban = next(f for f in report.findings if f.family == "sokoban")
     assert sokoban.detail == "stored 12, our solver 10"
-    assert report.rows == dict.fromkeys(FAMILIES, 2)
+    assert report.rows == dict.fromkeys(FORMATS, 2)
     assert report.own_images["maze"] == ["maze_0020"] and "path" not in report.own_images
 
 

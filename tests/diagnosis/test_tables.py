@@ -140,4 +140,4 @@ def test_grid__escapes_names_from_files() -> None:
 
 
 def test_cli__names_the_layouts_and_measures_of_the_tables() -> None:
-    assert CLI_LAYOUTS == LAYOUTS and CLI_MEASURES == tuple(MEASURES)
+    assert CLI_LAYOUTS == LAYOUTS and tuple(MEASURES) == CLI_MEASURES

@@ -16,8 +16,8 @@ from vgau_data.puzzles.base import FamilySpec
 from vgau_data.registry import FAMILIES
 from vgau_data.rendering import font
 
-LETTERED = [pytest.param(spec, id=name) for name, spec in FAMILIES.items() if spec.fidelity.text_marks is not None]
-EVERY = [pytest.param(spec, id=name) for name, spec in FAMILIES.items()]
+LETTERED = [pytest.param(spec, id=name) for name, spec in FAMILIES.items() if spec.fidelity and spec.fidelity.text_marks]
+DECODED = [pytest.param(spec, id=name) for name, spec in FAMILIES.items() if spec.fidelity]
 
 
 def _boards(family: FamilySpec, solved) -> list[object]:
@@ -29,7 +29,7 @@ def _boards(family: FamilySpec, solved) -> list[object]:
 
 
 def test_glyphs__the_families_that_draw_letters_declare_them() -> None:
-    assert {p.id for p in LETTERED} == {"path", "parking", "klotski"}
+    assert {"path", "parking", "klotski"} <= {p.id for p in LETTERED}
     with pytest.raises(ValueError, match="declares no letters"):
         read_glyphs(FAMILIES["maze"], Image.new("RGB", (8, 8)), FAMILIES["maze"].fidelity.palette_states()[0])
 
@@ -43,7 +43,7 @@ def test_glyphs__every_letter_reads_from_the_aid_as_from_the_plain_board(family:
             assert readings and all(r.legible for r in readings), [r for r in readings if not r.legible]
 
 
-@pytest.mark.parametrize("family", EVERY)
+@pytest.mark.parametrize("family", DECODED)
 def test_glyphs__every_marker_and_piece_reads_from_the_aid(family: FamilySpec, solved) -> None:
     """The cell decoder (looking past the aid's lines and labels) reads every cell of every aid."""
     for state in _boards(family, solved):

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.families import SHIPPED
+from tests.toy_family import unshipped_spec
+from vgau_data import registry
 from vgau_data.cli import main
 from vgau_data.integrations.lmms_eval import hooks, tasks_dir
 from vgau_data.integrations.lmms_eval.task_files import TASK_PROTOCOLS, task_files
@@ -35,13 +39,29 @@ def load_task(name: str) -> dict[str, Any]:
     return config
 
 
-def test_lmms_eval_tasks__shipped_files_equal_the_generator() -> None:
+@pytest.fixture
+def shipped_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry as the package ships it: without the families tests register (the toy)."""
+    for name in set(FAMILIES) - set(SHIPPED):
+        monkeypatch.delitem(registry._FAMILIES, name)
+
+
+def test_lmms_eval_tasks__shipped_files_equal_the_generator(shipped_only: None) -> None:
     shipped = {path.name: path.read_text(encoding="utf-8") for path in Path(tasks_dir()).glob("*.yaml")}
     assert shipped == task_files(), "run: python -m vgau_data.integrations.lmms_eval.task_files"
 
 
+def test_lmms_eval_tasks__a_family_without_shipped_tasks_is_a_one_line_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(registry._FAMILIES, "unshipped", unshipped_spec())
+    assert main(["lmms-eval-tasks"]) == 2
+    error = capsys.readouterr().err
+    assert re.search("have none for .*unshipped", error) and "python -m vgau_data.integrations.lmms_eval.task_files" in error
+
+
 def test_lmms_eval_tasks__one_task_per_family_and_protocol_and_a_group_per_protocol(
-    capsys: pytest.CaptureFixture[str],
+    shipped_only: None, capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["lmms-eval-tasks"]) == 0
     assert capsys.readouterr().out.strip() == tasks_dir()
@@ -71,7 +91,7 @@ def test_lmms_eval_hooks__single_turn_prompt_is_the_protocols_first_message(
     decoded_rows: dict[str, list[dict[str, Any]]], protocol: str
 ) -> None:
     kwargs = load_task(f"vgau_maze_{protocol}.yaml")["lmms_eval_specific_kwargs"]["default"]
-    for family, rows in decoded_rows.items():
+    for rows in decoded_rows.values():
         row = rows[0]
         message = protocol_episode(row, protocol).request().messages[0]
         images = getattr(hooks, f"visual_{protocol}")(row)
@@ -134,7 +154,7 @@ def test_lmms_eval_hooks__agentic_episode_with_the_oracle_reaches_the_goal(
 
             turns = text.count("Your reply:")
             messages = (Message("user", (TextPart(text),)),) + (Message("assistant", (TextPart("x"),)),) * turns
-            return "Step.\n" + oracle(Conversation(messages, f"{instance.id}/{protocol}/run0", "step"))
+            return "Step.\n" + oracle(Conversation(messages, f"{instance.id}/{protocol}/run0", "step"))  # noqa: B023 - called within this iteration
 
         final, sent = run_agentic(row, protocol, reply)
         payload = hooks.read_episode(final)

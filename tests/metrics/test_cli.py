@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.bounded import gzip_bomb, run_cli_bounded
 from vgau_data.cli import main
 from vgau_data.metrics.baselines import oracle_output
 from vgau_data.metrics.references import ReferenceSet
 from vgau_data.metrics.results import score_submission
 from vgau_data.metrics.submission import MIB, read_submission, submission_lines
-from tests.bounded import gzip_bomb, run_cli_bounded
 
 
 @pytest.fixture()

@@ -18,8 +18,8 @@ from vgau_data.metrics.submission import (
     SubmissionHeader,
     SubmissionLimits,
     SubmissionRecord,
-    header_problems,
     base_protocol,
+    header_problems,
     order_protocols,
     read_submission,
     record_problems,
@@ -137,7 +137,8 @@ def test_read__round_trips_through_write(tmp_path: Path) -> None:
         back = read_submission(path)
         assert back.header == header
         assert back.records == records
-    assert gzip.open(tmp_path / "sub.jsonl.gz").readline().startswith(b'{"vgau_submission": 1')
+    with gzip.open(tmp_path / "sub.jsonl.gz") as written:
+        assert written.readline().startswith(b'{"vgau_submission": 1')
 
 
 def test_read__names_the_duplicate_lines() -> None:

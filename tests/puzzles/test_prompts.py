@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from vgau_data.puzzles import prompts
@@ -143,7 +144,13 @@ TABLES = {
 # fmt: on
 
 
+PAPER_FAMILIES = list(TABLES["text_cot"])
+"""The families the paper gives prompts for; every registered family's prompts pass the FORBIDDEN checks."""
+
+
 def _state(family: FamilySpec) -> object:
+    if family.fidelity is None:
+        return family.generate("easy", np.random.default_rng(0))
     return family.fidelity.palette_states()[0]
 
 
@@ -180,7 +187,7 @@ def _missing(text: str, patterns: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("protocol", list(TABLES))
-@pytest.mark.parametrize("name", list(FAMILIES))
+@pytest.mark.parametrize("name", PAPER_FAMILIES)
 def test_prompts__carry_their_tables_content(name: str, protocol: str) -> None:
     family = FAMILIES[name]
     text = _texts(family)[protocol]
@@ -217,4 +224,5 @@ def test_prompts__the_steps_left_question_is_the_authors() -> None:
 
 def test_prompts__every_table_12_to_35_is_checked() -> None:
     assert sorted(t for tables in TABLES.values() for t in tables.values()) == list(range(12, 36))
-    assert all(set(tables) == set(FAMILIES) for tables in TABLES.values())
+    assert all(set(tables) == set(PAPER_FAMILIES) for tables in TABLES.values())
+    assert set(PAPER_FAMILIES) <= set(FAMILIES)

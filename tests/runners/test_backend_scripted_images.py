@@ -17,7 +17,9 @@ from vgau_data.runners.instances import Instance
 from vgau_data.runners.messages import Conversation, user
 from vgau_data.seeding import instance_seed, rng_for
 
-FAMILY_NAMES = list(FAMILIES)
+FAMILY_NAMES = [name for name, spec in FAMILIES.items() if spec.fidelity and spec.vr]
+"""Families whose images of every purpose (the solution drawing too) are drawn and decoded
+(``tests/toy_family/test_lights.py`` runs the scripted oracle on a family without)."""
 
 
 def _instances(name: str, n: int = 3) -> list[Instance]:
@@ -66,7 +68,7 @@ def test_perturbed_generator__gets_exactly_k_cells_wrong(name: str) -> None:
     instance = _instances(name, 1)[0]
     family = FAMILIES[name]
     generator = ScriptedImageGenerator("perturbed-3")
-    requests = [_request(instance, purpose) for purpose in PURPOSES]
+    requests = [_request(instance, purpose) for purpose in PURPOSES if purpose != "vr" or family.vr]  # vr: a drawing
     made = generator.generate(requests, GenParams())
     again = generator.generate(requests, GenParams())
     cells = len(family.fidelity.cell_labels(instance.initial_state()))

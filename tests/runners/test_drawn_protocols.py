@@ -308,7 +308,8 @@ def test_failures__a_failed_image_or_rewrite_ends_the_episode_as_a_backend_error
 
 
 def test_oracle_vr__shows_our_drawing_of_an_optimal_solution(instances) -> None:
-    for instance in instances[:: len(instances) // 6]:
+    drawn = {instance.task: instance for instance in reversed(instances) if instance.family.vr}  # each family's first
+    for instance in drawn.values():
         request = make_episode(instance, ProtocolConfig(name="oracle_vr"), 0).request()
         board, drawing = _images(request)
         assert board.tobytes() == instance.image.tobytes()

@@ -232,14 +232,19 @@ def _scores(results: dict) -> dict:
 
 
 def test_folder_lock__runs_share_it_and_merge_needs_it_alone(tmp_path: Path) -> None:
-    with folder_lock(tmp_path, exclusive=False), folder_lock(tmp_path, exclusive=False):
-        with pytest.raises(RecordsError, match="still writing records here"):
-            with folder_lock(tmp_path, exclusive=True):
-                pass
-    with folder_lock(tmp_path, exclusive=True):
-        with pytest.raises(RecordsError, match="merge. is rewriting"):
-            with folder_lock(tmp_path, exclusive=False):
-                pass
+    with (
+        folder_lock(tmp_path, exclusive=False),
+        folder_lock(tmp_path, exclusive=False),
+        pytest.raises(RecordsError, match="still writing records here"),
+        folder_lock(tmp_path, exclusive=True),
+    ):
+        pass
+    with (
+        folder_lock(tmp_path, exclusive=True),
+        pytest.raises(RecordsError, match="merge. is rewriting"),
+        folder_lock(tmp_path, exclusive=False),
+    ):
+        pass
     with folder_lock(tmp_path, exclusive=True):
         pass  # released on exit
 

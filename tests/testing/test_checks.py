@@ -10,19 +10,24 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
 from tests.toy_family import lights
-from vgau_data.answers import last_tagged
+from tests.toy_family.lights import render as _lights_render  # noqa: F401 - lights.render below
+from tests.toy_family.lights import state as _lights_state  # noqa: F401 - lights.state below
+from vgau_data.answers import last_tagged, step_text
+from vgau_data.errors import StateError
 from vgau_data.puzzles.base import FamilySpec, Illegal, Replay, replay_steps
 from vgau_data.puzzles.capabilities import EpisodeSteps, StyledBoard, Styles
 from vgau_data.puzzles.path.state import PathStep
 from vgau_data.registry import FAMILIES, get_family
 from vgau_data.render_styles import RenderStyle
 from vgau_data.testing import FamilyCheckError, check_family
+from vgau_data.testing.impossible import check_impossible_states
 
 MAZE = get_family("maze")
 SOKOBAN = get_family("sokoban")
@@ -166,8 +171,45 @@ def _perturb_one_more(state: Any, k: int, rng: np.random.Generator) -> Any:
     return LIGHTS.fidelity.perturb(state, k + 1, rng)
 
 
+def _from_json_unchecked(text: str) -> Any:
+    """Reads any list of strings as the lamps: rows of any length, any characters."""
+    try:
+        return lights.state.LightsState(tuple(json.loads(text)["lights"]))
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
+        raise StateError(str(error)[:80]) from None
+
+
+def _render_rows_by_count(state: Any) -> Any:
+    """Draws how many lamps of a row are lit, not which (as a renderer that drops the tiles' numbers)."""
+    return LIGHTS.render(lights.state.LightsState(tuple("".join(sorted(row)) for row in state.lights)))
+
+
+def _render_small_lamps(state: Any) -> Any:
+    """Lamps as small dots at the cells' centres, where the aid's (r,c) labels go."""
+    from PIL import ImageDraw
+
+    image = lights.render.new_board(LIGHTS.geometry, lights.render.PANEL_RGB)
+    draw = ImageDraw.Draw(image)
+    for cell in np.ndindex(3, 3):
+        colour = lights.render.LIT_RGB if state.is_on(cell) else lights.render.DARK_RGB
+        draw.rectangle(LIGHTS.geometry.cell_box(cell, inset=42), fill=colour)
+    return image
+
+
+def _step_as_a_word(step: Any) -> str:
+    return step_text(f"{step[0]},{step[1]}")
+
+
 LIGHTS_MUTANTS = {
-    # the six the issue names ("missed 6 of 24 injected mistakes")
+    # the three the issue names ("misses 3 of 26 realistic mistakes"), and the step JSON rule
+    "from_json accepts impossible boards": ({"from_json": _from_json_unchecked}, "from_json accepted a board with"),
+    "renderer drops what tells lamps apart": ({"render": _render_rows_by_count}, "draw the same board"),
+    "aid labels cover the pieces": ({"render": _render_small_lamps}, "oracle aid as .* cover the pieces"),
+    "a step's JSON is a bare string (step_text)": ({"format_step": _step_as_a_word}, "must be a list or an object"),
+    "a step's JSON is a bare string (by hand)": (
+        {"format_step": lambda step: f'<STEP_JSON>"{step[0]},{step[1]}"</STEP_JSON>'}, "must be a list or an object"
+    ),
+    # the six an earlier issue named ("missed 6 of 24 injected mistakes")
     "off-board code, fast replay only": ({"replay": _recoded(LIGHTS.replay, "out_of_bounds", "blocked")}, "the rules"),
     "off-board code, rules and replay": (_off_board_as(LIGHTS, "blocked"), "no step off the board was out_of_bounds"),
     "off-board first_invalid_step": ({"replay": _recoded(LIGHTS.replay, "out_of_bounds", index=0)}, "replay gives"),
@@ -261,6 +303,38 @@ MAZE_MUTANTS = {
 def test_check_family__catches_a_broken_maze(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(FamilyCheckError, match=message):
         check_family(dataclasses.replace(MAZE, **changes), per_bucket=1)
+
+
+def test_check_family__catches_an_aid_that_covers_the_letters() -> None:
+    """Parking's ids sit on cell boundaries: without ``keep_clear`` the grid lines cross them."""
+    parking = get_family("parking")
+    with pytest.raises(FamilyCheckError, match="letters .* oracle aid do not read back"):
+        check_family(dataclasses.replace(parking, aid=dataclasses.replace(parking.aid, keep_clear=None)), per_bucket=1)
+
+
+def test_check_impossible_states__catches_a_tile_twice() -> None:
+    """An 8-puzzle's tiles are a permutation of 0-8 on every board: a board with a tile twice must be refused."""
+    boards = [[1, 2, 3, 4, 5, 6, 7, 8, 0], [1, 2, 3, 4, 5, 6, 7, 0, 8], [1, 2, 3, 4, 0, 6, 7, 5, 8]]
+
+    def from_json(text: str) -> list[int]:  # checks the length and the range, not that each tile is there once
+        tiles = json.loads(text).get("tiles", [])
+        if len(tiles) != 9 or not all(isinstance(t, int) and 0 <= t <= 8 for t in tiles):
+            raise StateError("nine tiles 0-8")
+        return tiles
+
+    puzzle = SimpleNamespace(name="eight", to_json=lambda tiles: json.dumps({"tiles": tiles}), from_json=from_json)
+    failures: list[str] = []
+    check_impossible_states(puzzle, boards, lambda ok, what: failures.append(what) if not ok else None)
+    assert len(failures) == 1 and "tiles/1 a copy of 1" in failures[0]
+    strict = SimpleNamespace(**{**vars(puzzle), "from_json": lambda text: _distinct(from_json(text))})
+    check_impossible_states(strict, boards, lambda ok, what: failures.append(what) if not ok else None)
+    assert len(failures) == 1
+
+
+def _distinct(tiles: list[int]) -> list[int]:
+    if len(set(tiles)) != len(tiles):
+        raise StateError("a tile twice")
+    return tiles
 
 
 def test_check_family__catches_unique_length_missing_where_every_answer_is_optimal() -> None:

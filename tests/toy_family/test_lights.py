@@ -17,24 +17,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import vgau_data
+from tests.families import plays
 from tests.toy_family import lights
 from vgau_data import registry
 from vgau_data.cli import main
 from vgau_data.protocols import PROTOCOLS, budget_variant, protocol_names
-from vgau_data.runners.backends.base import family_needs
-from vgau_data.runners.backends.scripted_images import ScriptedImageGenerator
-from vgau_data.runners.protocols import protocol_class
 
 SPEC = lights.SPEC
-def _playable(name: str) -> bool:
-    """The toy declares no solution drawing: ``oracle_vr`` needs one, and so does the scripted oracle's drawing
-    for self-VR (its ``family_needs``); every other protocol runs on it."""
-    cls = protocol_class(name)
-    drawer = family_needs(ScriptedImageGenerator("oracle"), cls.purpose) if cls.draws else ()
-    return all(getattr(SPEC, need) for need in (*cls.needs, *drawer))
-
-
-SUPPORTED = [name for name in protocol_names() if _playable(name)]
+SUPPORTED = [name for name in protocol_names() if plays(SPEC, name)]
+"""The toy declares no solution drawing: ``oracle_vr`` and the scripted oracle's self-VR drawing need one."""
 VARIANTS = {budget_variant(name, budget) for name in SUPPORTED for budget in PROTOCOLS[name].budgets}
 
 
@@ -54,6 +45,33 @@ def built(registered, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def test_generate__refuses_a_family_the_held_out_keys_lack(registered, tmp_path: Path, capsys) -> None:
+    """Before its test instances are keyed, a new family's rows cannot be checked against them: a one-line error."""
+    args = ["generate", "--families", "lights", "--n", "1", "--lengths", "1-2", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path / "train")]  # fmt: skip
+    assert main(args) == 2
+    assert "hold no lights instances" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def keyed(built: Path):
+    """What a new family's author does before generating training rows: key its test instances into the held-out
+    keys (for a family of the package, ``python -m vgau_data.training.heldout --keep-paper``; here, the toy's build,
+    for this module only), so ``generate`` and ``decontam`` check its rows against them instead of refusing."""
+    from vgau_data.training import catalog, decontam, heldout
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(heldout, "FAMILIES", {SPEC.name: SPEC})
+        data, problems = heldout.compute_heldout_keys(built)
+        assert not problems and len(data["families"][SPEC.name]) == 6
+        shipped = heldout.load_heldout_keys()
+        keys = heldout.HeldOutKeys({**shipped.families, **heldout.parse_heldout_keys(data).families}, shipped.sources)
+        patch.undo()
+        for module in (catalog, decontam):
+            patch.setattr(module, "load_heldout_keys", lambda: keys)
+        yield keys
+
+
 @pytest.fixture(scope="module")
 def runs(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("lights-runs")
@@ -68,7 +86,7 @@ def test_lights__nothing_in_the_package_knows_it() -> None:
     package = Path(vgau_data.__file__).parent
     mentions = [path for path in package.rglob("*.py") if "lights" in path.read_text().lower()]
     assert mentions == []
-    assert SPEC.name not in registry.FAMILIES or registry._FAMILIES[SPEC.name] is SPEC
+    assert registry._FAMILIES[SPEC.name].generate is SPEC.generate  # registered by the tests, bare (tests/conftest.py)
 
 
 def test_build__writes_the_toy_family_with_its_card(built: Path) -> None:
@@ -128,7 +146,7 @@ def test_diagnose__reads_the_toy_familys_runs(runs: Path, capsys) -> None:
 
 
 def test_generate__writes_loadable_training_rows_with_traces_and_decontam_finds_no_overlap(
-    registered, tmp_path: Path, capsys
+    registered, keyed, tmp_path: Path, capsys
 ) -> None:
     """Its bands are built to their lengths, every stored solution replays as optimal, every trace kind is
     stored, a rerun makes nothing."""
@@ -160,10 +178,12 @@ def test_generate__writes_loadable_training_rows_with_traces_and_decontam_finds_
     assert "no overlaps with the test set" in capsys.readouterr().out
 
 
-def test_generate__a_band_asked_for_more_than_it_holds_is_refused_with_its_count(registered, tmp_path: Path,
+def test_generate__a_band_asked_for_more_than_it_holds_is_refused_with_its_count(registered, keyed, tmp_path: Path,
                                                                                    capsys) -> None:
-    """Band 1-1 holds the nine one-press boards (the toy has no symmetry: each is its own key)."""
+    """Band 1-1 holds the nine one-press boards (the toy has no symmetry: each is its own key), less the one its
+    test set holds (its held-out keys, ``keyed``, ban it)."""
     args = ["generate", "--families", "lights", "--n", "10", "--lengths", "1-1", "--workers", "1", "--no-progress",
             "--out", str(tmp_path / "train")]  # fmt: skip
     assert main(args) == 2
-    assert "lights band 1-1 holds fewer than --n 10 distinct rows: 9 in" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "lights band 1-1 holds fewer than --n 10 distinct rows: 8 in" in error and "banned as test states" in error

@@ -14,15 +14,23 @@ from typing import Any
 
 import pytest
 
-FIXED_STATES: dict[str, str] = {
-    "maze": '{"goal":[8,5],"grid":["##########","#.#.######","#...######","#.########","#.########","#..#######","#.#.###.##","#....##.##","##.#.....#","##########"],"start":[8,8]}',
-    "sokoban": '{"box":[6,2],"grid":["##########","#........#","#.#.#..#.#","#.#......#","#........#","#........#","##.#.....#","##.......#","#..#....##","##########"],"player":[4,1],"target":[7,2]}',
-    "path": '{"end":[6,9],"grid":["..###.#...","#.##....##",".....##...","##.#.#.#.#","###.#.....","##....###.","#..#.#....","#.#..##.#.","..#.#....#","#.####.#.."],"labels":{"A":[5,9],"B":[4,9],"C":[6,8],"D":[4,8],"E":[4,7]},"start":[3,8]}',
-    "onet": '{"board":[[null,null,"dragonfruit",null,null,null],[null,"dragonfruit",null,null,null,null],[null,null,"lime","lime",null,null],[null,null,null,null,"pear","pear"],["lemon",null,null,null,null,null],[null,null,"lemon",null,null,null]],"size":6}',
-    "parking": '{"exit_row":0,"size":8,"vehicles":[{"col":0,"id":"A","length":2,"orientation":"v","row":0},{"col":3,"id":"B","length":3,"orientation":"v","row":0},{"col":6,"id":"C","length":2,"orientation":"v","row":0},{"col":1,"id":"D","length":2,"orientation":"h","row":1},{"col":4,"id":"E","length":2,"orientation":"h","row":1},{"col":1,"id":"F","length":2,"orientation":"h","row":2},{"col":5,"id":"G","length":2,"orientation":"h","row":2},{"col":0,"id":"H","length":2,"orientation":"h","row":3},{"col":2,"id":"I","length":2,"orientation":"h","row":3},{"col":4,"id":"J","length":3,"orientation":"h","row":3},{"col":7,"id":"K","length":2,"orientation":"v","row":3},{"col":0,"id":"L","length":2,"orientation":"h","row":4},{"col":2,"id":"M","length":3,"orientation":"h","row":4},{"col":5,"id":"N","length":2,"orientation":"h","row":4},{"col":0,"id":"O","length":3,"orientation":"v","row":5},{"col":1,"id":"P","length":2,"orientation":"h","row":5},{"col":3,"id":"Q","length":2,"orientation":"h","row":5},{"col":4,"id":"R","length":2,"orientation":"h","row":0},{"col":5,"id":"S","length":3,"orientation":"h","row":5},{"col":1,"id":"T","length":2,"orientation":"v","row":6},{"col":2,"id":"U","length":2,"orientation":"v","row":6},{"col":3,"id":"V","length":2,"orientation":"v","row":6},{"col":4,"id":"W","length":2,"orientation":"v","row":6},{"col":5,"id":"X","length":2,"orientation":"v","row":6},{"col":6,"id":"Y","length":2,"orientation":"v","row":6},{"col":7,"id":"Z","length":2,"orientation":"v","row":6}]}',
-    "klotski": '{"blocks":[{"col":2,"height":2,"kind":"target","row":3,"width":2},{"col":0,"height":2,"kind":"vertical","row":0,"width":1},{"col":1,"height":2,"kind":"vertical","row":0,"width":1},{"col":2,"height":2,"kind":"vertical","row":0,"width":1},{"col":3,"height":2,"kind":"vertical","row":0,"width":1},{"col":4,"height":2,"kind":"vertical","row":0,"width":1},{"col":5,"height":2,"kind":"vertical","row":0,"width":1},{"col":1,"height":2,"kind":"vertical","row":2,"width":1},{"col":4,"height":2,"kind":"vertical","row":4,"width":1},{"col":3,"height":1,"kind":"horizontal","row":2,"width":2},{"col":4,"height":1,"kind":"horizontal","row":3,"width":2},{"col":1,"height":1,"kind":"horizontal","row":5,"width":2},{"col":0,"height":1,"kind":"single","row":2,"width":1},{"col":2,"height":1,"kind":"single","row":2,"width":1},{"col":5,"height":1,"kind":"single","row":2,"width":1},{"col":0,"height":1,"kind":"single","row":3,"width":1},{"col":1,"height":1,"kind":"single","row":4,"width":1},{"col":5,"height":1,"kind":"single","row":4,"width":1},{"col":0,"height":1,"kind":"single","row":5,"width":1},{"col":5,"height":1,"kind":"single","row":5,"width":1}],"goal":[4,2],"size":6}',
-}
-"""One short puzzle per family (optimum 3 or 4)."""
+from tests.families import family_table
+
+FIXED_STATES: dict[str, str] = family_table("FIXED_STATE")
+"""One short puzzle per family that keeps one (optimum 3 or 4; ``tests/puzzles/<family>/golden.py``)."""
+
+
+def short_state(family: str) -> str:
+    """The family's ``FIXED_STATE``, or, for a family that keeps none, its first easy row at seed 0 (state JSON)."""
+    if family in FIXED_STATES:
+        return FIXED_STATES[family]
+    from vgau_data.registry import get_family
+    from vgau_data.seeding import instance_seed, rng_for
+
+    spec = get_family(family)
+    return spec.to_json(spec.generate("easy", rng_for(instance_seed(0, family, "easy", 0)), spec.slot("easy", 0)))
+
+
 STORED_KIND = "visual_cot"
 """The trace the training folder stores; the other kinds are computed by the exporters."""
 

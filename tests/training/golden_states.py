@@ -1,23 +1,7 @@
-"""One fixed board per family, written out here, for the golden key values (they must never change)."""
+"""One fixed board per family, kept with the family (``tests/puzzles/<family>/golden.py``), for the golden key values."""
 
 from __future__ import annotations
 
-from vgau_data.puzzles.klotski import state as klotski
-from vgau_data.puzzles.maze import state as maze
-from vgau_data.puzzles.onet import state as onet
-from vgau_data.puzzles.parking import state as parking
-from vgau_data.puzzles.path import state as path
-from vgau_data.puzzles.sokoban import state as sokoban
+from tests.families import family_table
 
-GOLDEN_STATES = {
-    "maze": maze.from_ascii(["##########", "#S...#...#", "#.##.#.#.#", "#.#..#.#.#", "#.#.##.#.#",
-                             "#...#..#.#", "###...##.#", "#...#....#", "#.###.##G#", "##########"]),
-    "sokoban": sokoban.from_ascii(["##########", "#P...#...#", "#.##.....#", "#..B..#..#", "#........#",
-                                   "#.#...#..#", "#......T.#", "#..#.....#", "#........#", "##########"]),
-    "path": path.from_ascii(["S.A.T#####", "#.##.#####", "#B##.#####", "####C#####", "####.#####",
-                             "####D#####", "####.#####", "###E.#####", "##########", "##########"]),
-    "onet": onet.from_ascii(["AA....", "B....B", "..CC..", "......", "...D..", "...D.."]),
-    "parking": parking.from_ascii(["..A.....", "..A.....", "RRA.....>", "...BBB..", "........", "........",
-                                   "........", "........"]),
-    "klotski": klotski.from_ascii(["||||||", "||||||", "----oo", "|oTTo|", "|oTTo|", "--..oo"]),
-}
+GOLDEN_STATES = family_table("GOLDEN_STATE")

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.families import SHIPPED
 from vgau_data.builders.hub_folder import write_parquet
 from vgau_data.builders.instances import RowTask, generate_verified
 from vgau_data.cli import main
@@ -17,6 +18,7 @@ from vgau_data.puzzles.path.state import PathState
 from vgau_data.puzzles.symmetry import D4
 from vgau_data.registry import FAMILIES
 from vgau_data.training.decontam import decontam_folder
+from vgau_data.training.heldout import load_heldout_keys
 from vgau_data.training.keys import canonical_key, symmetry_of, trajectory
 
 
@@ -39,7 +41,7 @@ def plant(folder: Path, family: str, split: str, rows: list[tuple[str, Any]]) ->
                   folder / family / f"{split}-00000-of-00001.parquet", features())
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", SHIPPED)  # the families the shipped test keys hold
 def test_every_rotated_or_relabelled_copy_of_a_test_instance_is_reported(family: str, tmp_path: Path) -> None:
     state, _, instance = published(family)
     symmetry = symmetry_of(family)
@@ -63,7 +65,7 @@ def as_puzzle(family: str, board: Any) -> Any:
     return PathState(board.grid, board.position, board.end, board.labels)
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", SHIPPED)  # the families the shipped test keys hold
 def test_a_board_on_a_test_trajectory_is_reported_far_from_the_goal_only(family: str, tmp_path: Path) -> None:
     state, answer, instance = published(family)
     boards = trajectory(family, state, answer)
@@ -75,7 +77,8 @@ def test_a_board_on_a_test_trajectory_is_reported_far_from_the_goal_only(family:
     found = {overlap.row_id: overlap for overlap in decontam_folder(tmp_path, progress=False).overlaps}
     assert found["middle"].kind == "trajectory" and f"ours:{instance}" in found["middle"].detail
     last = canonical_key(family, boards[-1])
-    if last not in {canonical_key(family, board) for board in boards[:-1]}:  # sokoban: its walk shares a key
+    starts = load_heldout_keys().family(family).by_start  # a small family's last board may be a test instance itself
+    if last not in {canonical_key(family, board) for board in boards[:-1]} and last not in starts:  # sokoban: its walk shares a key
         assert "last" not in found  # one step from the goal: a suffix that gives nothing away
 
 

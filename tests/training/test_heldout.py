@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.families import PAPER_FAMILIES, SHIPPED
+from tests.toy_family import unshipped_spec
+from vgau_data import registry
 from vgau_data.builders.from_paper import read_family
 from vgau_data.builders.instances import RowTask, generate_verified
+from vgau_data.errors import VgauError
 from vgau_data.registry import FAMILIES
 from vgau_data.training.heldout import (
     MIN_SUFFIX,
@@ -31,13 +35,20 @@ REGENERATE = (
 
 def test_the_shipped_keys_cover_our_600_and_the_papers_600() -> None:
     shipped = load_heldout_keys()
-    assert shipped.sources["instances"] == {"ours": 600, "paper": 600}
-    for family in FAMILIES:
+    assert shipped.sources["instances"] == {"ours": 100 * len(SHIPPED), "paper": 600}
+    for family in SHIPPED:
         by_source = [i.source for i in shipped.family(family).instances]
-        assert by_source.count("ours") == 100 and by_source.count("paper") == 100
+        assert by_source.count("ours") == 100 and by_source.count("paper") == 100 * (family in PAPER_FAMILIES)
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+def test_a_family_the_shipped_keys_lack_is_refused_where_they_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bare toy under a new name stands for a new family before the keys are regenerated."""
+    monkeypatch.setitem(registry._FAMILIES, "unshipped", unshipped_spec())
+    with pytest.raises(VgauError, match="hold no unshipped instances"):
+        load_heldout_keys().banned_by("unshipped", [1])
+
+
+@pytest.mark.parametrize("family", SHIPPED)
 def test_our_shipped_keys_are_those_of_the_seed_0_boards(family: str) -> None:
     """Regenerates the first row of each bucket (the full check is the command ``REGENERATE`` names)."""
     entries = {i.id: i for i in load_heldout_keys().family(family).instances if i.source == "ours"}
@@ -54,7 +65,7 @@ def test_our_shipped_keys_are_those_of_the_seed_0_boards(family: str) -> None:
 def test_the_paper_keys_are_computed_from_their_records_path_by_its_route() -> None:
     entries = [entry for entry in paper_entries(PAPER_FIXTURE)]
     assert not [entry for _, entry in entries if isinstance(entry, str)]
-    assert sorted({family for family, _ in entries}) == sorted(FAMILIES)
+    assert sorted({family for family, _ in entries}) == sorted(name for name, spec in FAMILIES.items() if spec.paper)
     path_entries = [entry for family, entry in entries if family == "path"]
     assert all(entry["exact"] is None for entry in path_entries)
     tasks, failures = read_family(PAPER_FIXTURE / "data", "path")  # the fixture has its images: read the walls
@@ -96,7 +107,9 @@ def test_the_file_round_trips_one_instance_a_line() -> None:
     assert json.loads(text) == data and len(text.splitlines()) == 7
     parsed = parse_heldout_keys(json.loads(text))
     assert parsed.family("maze").instances == [HeldOutInstance("ours", "m", 255, (10,))]
-    assert parsed.banned_by("maze", [3, 10]) == 10 and parsed.banned_by("sokoban", [10]) is None
+    assert parsed.banned_by("maze", [3, 10]) == 10 and parsed.banned_by("maze", [3]) is None
+    with pytest.raises(VgauError, match="hold no sokoban instances.*python -m vgau_data.training.heldout --keep-paper"):
+        parsed.banned_by("sokoban", [10])  # a family the file lacks is checked against nothing: refused
 
 
 def test_every_shipped_start_is_the_key_of_its_board() -> None:
@@ -111,14 +124,14 @@ def test_keep_paper_keys_ours_again_and_keeps_the_papers_entries(tmp_path: Path,
     from vgau_data.builders.build import build_dataset
     from vgau_data.training.heldout import SHIPPED_FILE, main
 
-    build_dataset(tmp_path / "seed0", counts={"easy": 1, "medium": 0, "hard": 0}, progress=False)
+    build_dataset(tmp_path / "seed0", families=SHIPPED, counts={"easy": 1, "medium": 0, "hard": 0}, progress=False)
     out = tmp_path / "keys.json"
     out.write_bytes(SHIPPED_FILE.read_bytes())
     assert main(["--ours", str(tmp_path / "seed0"), "--keep-paper", "--out", str(out)]) == 0
     shipped, made = (json.loads(path.read_text()) for path in (SHIPPED_FILE, out))
-    assert made["sources"]["instances"] == {"ours": 6, "paper": 600}
+    assert made["sources"]["instances"] == {"ours": len(SHIPPED), "paper": 600}
     assert made["sources"]["paper"] == shipped["sources"]["paper"]
-    for family in FAMILIES:
+    for family in SHIPPED:
         ours = [e for e in made["families"][family] if e["source"] == "ours"]
         assert [e["id"] for e in ours] == [f"{family}-easy-0000"]
         assert ours[0] in shipped["families"][family]  # the first easy row of the seed-0 build, keyed as shipped

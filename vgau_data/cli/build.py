@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, type=output_dir, help="output folder (becomes the Hub repo's content)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="master seed (default 0: the published dataset)")
-    parser.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="subset of families (default: all six)")
+    parser.add_argument("--families", nargs="+", default=None, metavar="FAMILY", help="subset of families (default: every registered family)")
     parser.add_argument("--counts", nargs=3, type=non_negative_int, default=None, metavar=("EASY", "MEDIUM", "HARD"),
                         help="rows per bucket (default 20 30 50)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,

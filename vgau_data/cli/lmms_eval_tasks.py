@@ -9,7 +9,7 @@ EPILOG = """examples:
     --tasks vgau_direct --include_path "$(vgau-data lmms-eval-tasks)" --output_path logs --log_samples
   VGAU_PUZZLES=vgau_puzzles lmms-eval ...     # a local build instead of the Hub dataset vgau/puzzles
 
-tasks: vgau_<family>_<protocol>; groups: vgau_<protocol> over the six families
+tasks: vgau_<family>_<protocol>; groups: vgau_<protocol> over every registered family
 (protocols: direct, text_cot, oracle_gta, oracle_vcot, oracle_aug_vcot).
 """
 
@@ -24,8 +24,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vgau_data.integrations.lmms_eval import tasks_dir
+    from vgau_data.errors import VgauError
+    from vgau_data.integrations.lmms_eval import missing_families, tasks_dir
     from vgau_data.integrations.lmms_eval.task_files import task_names
 
+    missing = missing_families()
+    if missing:  # their groups would leave these families out without a word
+        raise VgauError(f"the shipped lmms-eval tasks have none for {', '.join(missing)}; regenerate them: "
+                        "python -m vgau_data.integrations.lmms_eval.task_files (docs/adding-a-family.md)")
     print("\n".join(task_names()) if args.list else tasks_dir())
     return 0

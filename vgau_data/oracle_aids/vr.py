@@ -65,7 +65,7 @@ def draw_sketch(board: Image.Image, geometry: BoardGeometry, sketch: Sketch) -> 
         points = [geometry.center(cell) for cell in route]
         if len(points) > 1:
             draw.line(points, fill=ROUTE_COLOURS[index % len(ROUTE_COLOURS)], width=width, joint="curve")
-    for number, move in enumerate(sketch.moves, start=1):
+    for move in sketch.moves:
         _arrow(draw, geometry, move, width)
     for number, move in enumerate(sketch.moves, start=1):
         _badge(draw, geometry, move, number)

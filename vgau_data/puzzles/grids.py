@@ -138,7 +138,7 @@ def parse_move_sentence(text: str) -> Direction:
         'down'
     """
     last = None
-    for last in _MOVE_SENTENCE.finditer(answer_text(text)[-MAX_PAYLOAD_CHARS:]):
+    for last in _MOVE_SENTENCE.finditer(answer_text(text)[-MAX_PAYLOAD_CHARS:]):  # noqa: B007 - keeps the last match
         pass
     if last is None:
         raise AnswerError("no_answer", 'no "Next, move one step <direction>." found')

@@ -52,7 +52,7 @@ from dataclasses import asdict, dataclass
 from types import MappingProxyType
 from typing import Any
 
-from vgau_data.errors import StateError, UnknownFamilyError, VgauError
+from vgau_data.errors import StateError, VgauError
 from vgau_data.metrics.scoring import parse_output, read_with
 from vgau_data.puzzles.base import FamilySpec, Illegal
 from vgau_data.registry import FAMILIES

@@ -1,8 +1,9 @@
 """The optional capabilities a family declares, each exercised on the family's own instances.
 
 - ``fidelity``: the cell decoder, built from ``palette_states``, reads the family's own
-  boards (generated, solved, palette) and their oracle aids back to ``cell_labels``;
-  the letters ``text_marks`` names read back (``glyphs``) from the board and its aid;
+  boards (generated, solved, palette) and every instance's oracle aid back to
+  ``cell_labels`` (an aid whose labels cover the pieces fails here); the letters
+  ``text_marks`` names read back (``glyphs``) from each board and its aid;
   ``perturb`` changes exactly k labels;
 - ``vr``: the drawn solution has the board's size and differs from it, the decoder reads
   the cells under it, and a red route (``route_start``) reads back as a feasible answer of
@@ -90,15 +91,19 @@ def _check_fidelity(spec: FamilySpec, instances: Sequence[Instance], expect: Exp
                f"is not {cells} strings")  # fmt: skip
         decoded = read_cells(spec, spec.render(state))
         expect(decoded == labels, f"{spec.name}: the decoder reads {what} as {_differences(decoded, labels)}")
+    for instance in instances:  # the aid's labels must leave every piece and letter readable
+        labels = fidelity.cell_labels(instance.state)
+        aid = oracle_aid(spec, instance.state)
+        on_aid = read_cells(spec, aid, "grid")
+        expect(on_aid == labels, f"{spec.name}: the decoder reads {instance.where}'s oracle aid as "
+               f"{_differences(on_aid, labels)} (do its labels cover the pieces?)")  # fmt: skip
+        if fidelity.text_marks is not None:
+            for what, image in (("board", spec.render(instance.state)), ("oracle aid", aid)):
+                unread = [r.mark.text for r in read_glyphs(spec, image, instance.state) if not r.legible]
+                expect(not unread, f"{spec.name}: the letters {unread[:4]} of {instance.where}'s {what} do not read "
+                       "back (text_marks must say where and how the renderer draws them; the aid must leave them "
+                       "clear)")  # fmt: skip
     labels = fidelity.cell_labels(first.state)
-    aid = oracle_aid(spec, first.state)
-    on_aid = read_cells(spec, aid, "grid")
-    expect(on_aid == labels, f"{spec.name}: the decoder reads {first.where}'s oracle aid as {_differences(on_aid, labels)}")
-    if fidelity.text_marks is not None:
-        for what, image in (("board", spec.render(first.state)), ("oracle aid", aid)):
-            unread = [r.mark.text for r in read_glyphs(spec, image, first.state) if not r.legible]
-            expect(not unread, f"{spec.name}: the letters {unread[:4]} of {first.where}'s {what} do not read back "
-                   "(text_marks must say where and how the renderer draws them; the aid must leave them clear)")  # fmt: skip
     if fidelity.perturb is not None:
         rng = np.random.default_rng(0)
         for k in PERTURBED_CELLS:

@@ -9,7 +9,9 @@ bucket. What it checks:
   in the gaps; each bucket's rows at lengths inside it), the name and the traits;
 - generation: a state's true optimum lies in its bucket and equals its slot's, the same
   seed gives the same state, an unknown difficulty is refused, the state is not solved;
-- states round-trip through their canonical JSON, along the solution too;
+- states round-trip through their canonical JSON, along the solution too; ``from_json``
+  refuses impossible boards, each rule every observed board keeps broken once (a row one
+  cell short, an unknown character, ``-1``, a field dropped, a tile twice: ``impossible``);
 - the solver's answer replays feasibly at the optimum, its trajectory ends in the goal,
   and the oracle's interactive steps replay as an optimal answer;
 - ``replay`` agrees with stepping ``apply_step`` + ``is_goal`` on prefixes, random walks
@@ -22,17 +24,20 @@ bucket. What it checks:
   vocabulary leads where a candidate leads (or to a board drawn the same), brute-forced
   from each instance's start, the middle of its solution and the palette;
 - ``unique_length``: set exactly when no feasible answer is longer than the optimum;
+- a step's JSON in ``<STEP_JSON>`` is a list or an object, never a bare string or number;
 - answers, payloads and steps round-trip through their texts (``answer_tag`` around the
   payload); the parsers read hostile texts, junk cut from real answers and non-text
   only into ``AnswerError`` with its three codes, in bounded time, and refuse answers
   over ``MAX_ANSWER_CHARS`` characters or ``MAX_ANSWER_STEPS`` steps (``texts``);
+- different states draw different boards (a renderer that drops the tiles' numbers does
+  not: ``boards``);
 - the board renders as RGB of the declared size, the same bytes every time, and its
   oracle aid (``look``) has grid lines on the cell boundaries as ``aid`` says and the ``(r,c)``
   labels exactly on ``aid.labelled_cells``;
 - prompts: both question styles exist, differ and show the answer format; an unknown
   style is refused; no prompt of any protocol asks for a shortest solution;
 - each optional capability the family declares (``capability_checks``): fidelity decodes
-  its own boards and aids to its own labels and perturbs by exactly k cells; the drawn
+  its own boards and every instance's aid to its own labels (so aid labels over the pieces fail) and perturbs by exactly k cells; the drawn
   solution's red route reads back as a feasible optimal answer; the authors' record
   format round-trips our instances; structure statistics measure every instance.
 """
@@ -49,12 +54,15 @@ from typing import Any
 
 import numpy as np
 
+from vgau_data.answers import STEP_TAG, last_tagged
 from vgau_data.errors import StateError, VgauError
 from vgau_data.puzzles import prompts
 from vgau_data.puzzles.base import BUCKET_SIZES, DIFFICULTIES, AnswerError, FamilySpec, canonical_json, replay_steps
 from vgau_data.rendering import AidStyle
 from vgau_data.seeding import instance_seed, rng_for
+from vgau_data.testing.boards import check_boards
 from vgau_data.testing.capability_checks import check_capabilities
+from vgau_data.testing.impossible import check_impossible_states
 from vgau_data.testing.look import check_look
 from vgau_data.testing.probes import ProbeStart, detour, probe_pool, probe_steps, step_variants, words_of
 from vgau_data.testing.step_checks import check_candidate_steps
@@ -135,6 +143,9 @@ def check_family(spec: FamilySpec, *, seed: int = 0, per_bucket: int = 2) -> Non
         guarded(f"{spec.name}: the parsers", check_texts, spec, instances, expect)
         guarded(f"{spec.name}: the candidate steps", check_candidate_steps, spec, _step_states(spec, instances), expect)
         guarded(f"{spec.name}: the oracle aid", check_look, spec, instances[0].state, instances[0].answer, expect)
+        states = _observed_states(spec, instances)
+        guarded(f"{spec.name}: impossible boards", check_impossible_states, spec, states, expect)
+        guarded(f"{spec.name}: boards telling states apart", check_boards, spec, states, expect)
         guarded(f"{spec.name}: the capabilities", check_capabilities, spec, instances, expect)
     if failures:
         raise FamilyCheckError(f"{spec.name} breaks {len(failures)} check(s):\n- " + "\n- ".join(failures))
@@ -256,6 +267,15 @@ def _read(parse: Callable[[str], Any], text: str) -> Any:
         return error
 
 
+def _bare_step_json(text: str) -> bool:
+    """``text`` holds ``<STEP_JSON>`` around a JSON string or number, which no step reader reads back."""
+    payload = last_tagged(text, STEP_TAG) if isinstance(text, str) else None
+    try:
+        return payload is not None and not isinstance(json.loads(payload), list | dict)
+    except ValueError:
+        return False
+
+
 def _canonical(text: str) -> str | None:
     """``text`` re-encoded as canonical JSON, None if it is not JSON."""
     try:
@@ -267,8 +287,11 @@ def _canonical(text: str) -> str | None:
 def _check_steps(spec: FamilySpec, instance: Instance, rng: np.random.Generator, expect: Callable[[object, str], None]) -> None:
     """The oracle's interactive steps: per-turn text, their answer text, and fast == step-by-step replay."""
     state, steps, where = instance.state, instance.steps, instance.where
-    for step in steps:
-        text = spec.format_step(step)
+    texts = [spec.format_step(step) for step in steps]
+    bare = next((text for text in texts if _bare_step_json(text)), None)
+    expect(bare is None, f"{where}: format_step writes {bare!r:.60}: a step's JSON must be a list or an object, not a "
+           'bare string or number (the step readers read only [...] or {...}; docs/contract/answers.md): ["up"]')
+    for step, text in zip(steps, texts) if bare is None else ():
         expect(_read(spec.parse_step, text) == step, f"{where}: per-turn step text round trip of {text!r:.60}")
         expect(_read(spec.parse_step, f"Thinking it over.\n{text}") == step, f"{where}: a step after reasoning")
     expect(_read(spec.parse_answer, spec.format_answer(steps)) == steps, f"{where}: an episode's answer text round trip")
@@ -376,6 +399,14 @@ def _step_states(spec: FamilySpec, instances: list[Instance]) -> list[Any]:
     states = []
     for instance in instances:
         states += [instance.state, *instance.trajectory[len(instance.trajectory) // 2 :][:1]]
+    if spec.fidelity is not None:
+        states += [state for state in spec.fidelity.palette_states() if _is_puzzle(spec, state)]
+    return states
+
+
+def _observed_states(spec: FamilySpec, instances: list[Instance]) -> list[Any]:
+    """Every state the checks met that is a puzzle: each instance's start and trajectory, and the palette's puzzles."""
+    states = [state for instance in instances for state in (instance.state, *instance.trajectory)]
     if spec.fidelity is not None:
         states += [state for state in spec.fidelity.palette_states() if _is_puzzle(spec, state)]
     return states

@@ -112,7 +112,12 @@ class HeldOutKeys:
     sources: dict[str, Any]
 
     def family(self, name: str) -> FamilyHeldOut:
-        return self.families.get(name) or FamilyHeldOut()
+        """The family's test keys; a family the file holds none of is an error (its rows would be checked against nothing)."""
+        keys = self.families.get(name)
+        if keys is None:
+            raise VgauError(f"the test keys hold no {name} instances, so its rows cannot be checked against the test set; "
+                            "regenerate them: python -m vgau_data.training.heldout --keep-paper (docs/adding-a-family.md)")
+        return keys
 
     def banned_by(self, family: str, keys: Sequence[int]) -> int | None:
         """The first of ``keys`` (a row's trajectory keys) that the test set bans, or None."""

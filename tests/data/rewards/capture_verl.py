@@ -102,12 +102,11 @@ def _tool_episode(tokenizer: Any, config: Any) -> dict[str, Any]:
     creates, executes with ``agent_data`` and releases it once per call), then scored by the naive manager
     with the trajectory's extra fields, as the agent loop hands them over."""
     import asyncio
+    from types import SimpleNamespace
 
     import numpy as np
     import torch
     from verl import DataProto
-    from types import SimpleNamespace
-
     from verl.experimental.agent_loop.tool_agent_loop import AgentData, ToolAgentLoop
     from verl.experimental.agent_loop.tool_parser import FunctionCall
     from verl.experimental.reward_loop.reward_manager.naive import NaiveRewardManager
@@ -116,7 +115,7 @@ def _tool_episode(tokenizer: Any, config: Any) -> dict[str, Any]:
     from vgau_data.rewards.verl import TOOL_NAME, compute_score, multi_turn_extra_info
 
     tools_yaml = Path(tempfile.mkdtemp()) / "tools.yaml"
-    tools_yaml.write_text(f"tools:\n  - class_name: vgau_data.rewards.verl.PuzzleStepTool\n    config:\n      type: native\n",
+    tools_yaml.write_text("tools:\n  - class_name: vgau_data.rewards.verl.PuzzleStepTool\n    config:\n      type: native\n",
                           encoding="utf-8")  # fmt: skip
     (tool,) = initialize_tools_from_config(str(tools_yaml))
     extra = multi_turn_extra_info("vgau/maze", STATE, {"optimal_length": 1})

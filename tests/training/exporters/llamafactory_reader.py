@@ -18,11 +18,11 @@ import transformers.training_args  # noqa: F401  (first: transformers reads whet
 
 sys.modules["torchaudio"] = types.ModuleType("torchaudio")
 
-from llamafactory.data import get_dataset, get_template_and_fix_tokenizer
-from llamafactory.hparams import get_train_args
-from llamafactory.model import load_tokenizer
-from llamafactory.model.patcher import patch_processor
-from qwen2vl_stand_in import image_only_processor  # beside this script
+from llamafactory.data import get_dataset, get_template_and_fix_tokenizer  # noqa: E402 - after the torchaudio stand-in
+from llamafactory.hparams import get_train_args  # noqa: E402 - after the torchaudio stand-in
+from llamafactory.model import load_tokenizer  # noqa: E402 - after the torchaudio stand-in
+from llamafactory.model.patcher import patch_processor  # noqa: E402 - after the torchaudio stand-in
+from qwen2vl_stand_in import image_only_processor  # noqa: E402 - beside this script
 
 
 def main(out_json: str, export_dir: str, datasets: str, model_dir: str) -> None:

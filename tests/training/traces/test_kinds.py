@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.training.conftest import FIXED_STATES
+from tests.training.conftest import FIXED_STATES, short_state
 from vgau_data.registry import FAMILIES, get_family
 from vgau_data.training.traces import TRACE_KINDS, UnknownTraceKindError, get_trace_kind, trace_rng
 from vgau_data.training.traces.exploratory import walk_with_detours
@@ -21,7 +21,7 @@ CASES = [(kind, family) for kind in TRACE_KINDS for family in FAMILIES]
 
 def columns(kind: str, family: str, seed: int = 5) -> tuple[dict, list[dict], list[Image.Image]]:
     spec = get_family(family)
-    state = spec.from_json(FIXED_STATES[family])
+    state = spec.from_json(short_state(family))
     cols = get_trace_kind(kind).columns(spec, state, spec.solve(state).answer, trace_rng(seed, kind))
     images = [Image.open(io.BytesIO(png)) for png in cols[f"trace_{kind}_images"]]
     return cols, parse_record(cols[f"trace_{kind}"], len(images)), images
@@ -49,7 +49,7 @@ def test_registry_names_the_five_kinds() -> None:
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_the_solver_trace_is_the_direct_question_and_the_optimal_answer_alone(family: str) -> None:
     spec = get_family(family)
-    state = spec.from_json(FIXED_STATES[family])
+    state = spec.from_json(short_state(family))
     _, messages, images = columns("solver", family)
     assert [m["role"] for m in messages] == ["user", "assistant"]
     question = spec.question(state, "direct")
@@ -68,9 +68,9 @@ def _scripted_episode(protocol: str, family: str) -> tuple[list, list[str]]:
     from vgau_data.runners.protocols import ProtocolConfig, make_episode
 
     spec = get_family(family)
-    state = spec.from_json(FIXED_STATES[family])
+    state = spec.from_json(short_state(family))
     row = {"id": "x", "task": family, "difficulty": "easy", "optimal_length": spec.solve(state).optimal_length,
-           "state": FIXED_STATES[family]}  # fmt: skip
+           "state": short_state(family)}  # fmt: skip
     episode = make_episode(instance_from_row(row), ProtocolConfig(name=protocol))
     steps = spec.oracle_steps(state)
     for step in steps:
@@ -103,7 +103,7 @@ def test_vcot_traces_are_the_protocol_s_own_conversation(kind: str, protocol: st
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_text_cot_narrates_the_real_search_and_answers_optimally(family: str) -> None:
     spec = get_family(family)
-    state = spec.from_json(FIXED_STATES[family])
+    state = spec.from_json(short_state(family))
     _, messages, _ = columns("text_cot", family)
     assert messages[0]["content"][1]["text"] == spec.question(state, "text_cot")
     reply = messages[1]["content"][0]["text"]
@@ -131,7 +131,7 @@ def test_text_cot_reads_the_board_and_the_change() -> None:
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_exploratory_walks_are_legal_end_at_the_goal_and_hide_the_optimum(family: str) -> None:
     spec = get_family(family)
-    state = spec.from_json(FIXED_STATES[family])
+    state = spec.from_json(short_state(family))
     optimum = spec.solve(state).optimal_length
     search = Search(spec)
     lengths = set()

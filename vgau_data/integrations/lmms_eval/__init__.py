@@ -21,3 +21,14 @@ def tasks_dir() -> str:
         True
     """
     return str(resources.files("vgau_data.integrations.lmms_eval") / "tasks")
+
+
+def missing_families() -> list[str]:
+    """Registered families the shipped task folder has no tasks for (a family added since it was generated).
+
+    Regenerate the folder with ``python -m vgau_data.integrations.lmms_eval.task_files``.
+    """
+    from vgau_data.registry import FAMILIES
+
+    folder = resources.files("vgau_data.integrations.lmms_eval") / "tasks"
+    return [family for family in FAMILIES if not (folder / f"vgau_{family}_direct.yaml").is_file()]

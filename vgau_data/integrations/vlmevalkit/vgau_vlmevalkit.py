@@ -16,9 +16,10 @@ family and single-turn protocol, ``VGAU_<family>_<protocol>.tsv``. Run, e.g.::
 overall optimal accuracy, then feasible (``report_primary_metric``).
 """
 
+from vlmeval.dataset.image_base import ImageBaseDataset
+
 from vgau_data.integrations.vlmevalkit.export import SINGLE_TURN, dataset_name
 from vgau_data.registry import FAMILIES
-from vlmeval.dataset.image_base import ImageBaseDataset
 
 
 class VGAUPuzzles(ImageBaseDataset):

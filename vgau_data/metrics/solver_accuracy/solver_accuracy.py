@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datasets
 import evaluate
+
 from vgau_data.metrics.scoring import score_batch
 
 _CITATION = """\

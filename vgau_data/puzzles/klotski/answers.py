@@ -74,7 +74,7 @@ def _last_solution_key(text: str) -> int | None:
                 return tail.end()
             end = found
     last = None
-    for last in _SOLUTION_KEY.finditer(text, 0, end):
+    for last in _SOLUTION_KEY.finditer(text, 0, end):  # noqa: B007 - keeps the last match
         pass
     return None if last is None else last.end()
 

@@ -73,10 +73,7 @@ def _connectable(occupied: int, i: int, j: int) -> bool:
     if routes is None:  # a route between i and j is one between j and i
         routes = _ROUTE_TABLE[i * SIZE * SIZE + j] = _ROUTE_TABLE[j * SIZE * SIZE + i] = _routes(i, j)
     others = occupied & ~(_BITS[i] | _BITS[j])
-    for route in routes:
-        if not others & route:
-            return True
-    return False
+    return any(not others & route for route in routes)
 
 
 def _flatten(state: OnetState) -> tuple[list[str | None], int]:

@@ -15,6 +15,7 @@ header; callers redact what the server sent back (``redact``).
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import http.client
 import re
@@ -181,10 +182,8 @@ class _Watchdog:
 
 
 def _shut(sock: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):  # already closed: nothing is blocked on it
         sock.shutdown(socket.SHUT_RDWR)
-    except OSError:  # already closed: nothing is blocked on it
-        pass
 
 
 class _WatchedContext:
