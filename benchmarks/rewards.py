@@ -31,6 +31,7 @@ Target: >= 20,000 answers/s per core cold in every family, every adapter >= 0.5x
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -134,10 +135,8 @@ def _adapter(name: str, with_optimum: bool) -> Any:
 def adapter_child(dataset: str, name: str, with_optimum: str) -> None:
     """In a fresh process: per answer kind and family, the adapter's first pass over the odd rows (states never
     seen; the family modules warmed on the even rows by the core) and a second, warm pass (prints JSON)."""
-    try:
+    with contextlib.suppress(ImportError):
         import torch  # noqa: F401  (OpenRLHF's reward returns tensors: imported before the clock starts)
-    except ImportError:
-        pass
     from vgau_data.rewards import score
 
     given = with_optimum == "given"

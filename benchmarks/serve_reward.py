@@ -32,9 +32,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vgau_data.registry import FAMILIES
-from vgau_data.rewards.openrlhf import reward_payload
-from vgau_data.rewards.server.launch import launched
+from vgau_data.registry import FAMILIES  # noqa: E402  (after the path insert: run from a checkout)
+from vgau_data.rewards.openrlhf import reward_payload  # noqa: E402
+from vgau_data.rewards.server.launch import launched  # noqa: E402
 
 REFERENCES = ROOT / "tests" / "data" / "harness_outputs" / "references.jsonl"
 PROMPT = "<|im_start|>user\nSolve the puzzle.<|im_end|>\n<|im_start|>assistant\n"

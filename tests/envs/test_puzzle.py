@@ -8,10 +8,9 @@ import sys
 import warnings
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
-
-gymnasium = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env
 
 from vgau_data.envs import ENV_IDS, env_id
@@ -113,7 +112,7 @@ def test_vector_env__sync_vector_envs_step_and_autoreset() -> None:
 
 
 def test_ids__one_per_family() -> None:
-    assert ENV_IDS == tuple(f"vgau/{name.capitalize()}-v0" for name in FAMILIES)
+    assert tuple(f"vgau/{name.capitalize()}-v0" for name in FAMILIES) == ENV_IDS
     assert set(ENV_IDS) <= set(gymnasium.registry)
 
 
