@@ -15,8 +15,9 @@ string, or a list of strings when lmms-eval logged repeats (``-n K`` with our ta
 whose filter keeps every response): output k becomes run ``run + k``. The run's
 ``<date>_results.json`` beside the samples file gives the settings carried into the
 submission header (``lmms_eval_settings``); when it says ``repeats`` > 1 and samples carry
-fewer outputs, a warning names them. A request lmms-eval gave up on (``[LMMS_EVAL_REQUEST_FAILED ...``) is left out
-of the submission and named; scoring then counts that row as missing. For the interactive
+fewer outputs, a warning names them. A request lmms-eval gave up on (``[LMMS_EVAL_REQUEST_FAILED ...``) becomes a
+failed record (no output, the marker in ``meta.error``) and is named: lmms-eval counts it as 0 in its mean, so
+``score --subset`` keeps it in the rows scored and gives lmms-eval's number; coverage counts it as unanswered. For the interactive
 protocols the output is our episode JSON and the answer inside it is taken (anything else
 there counts as no answer, as in the task's own ``process_results``); an episode played
 under another reader (``VGAU_READER=authors``; its ``reader`` field) becomes a record of
@@ -29,8 +30,8 @@ position in one family, the family from the ``task`` column or from the dataset 
 ``VGAU_<family>_<protocol>`` in the file name (or ``family=``); the protocol from the same
 name (or ``protocol=``). Its xlsx writer cuts cells at 32767 characters, so every
 prediction of exactly that length is named in a warning (its final answer may be lost).
-A prediction VLMEvalKit could not obtain (``Failed to obtain answer ...``) is left out and
-named, like lmms-eval's failed requests. The run folder's ``status.json`` (VLMEvalKit's
+A prediction VLMEvalKit could not obtain (``Failed to obtain answer ...``) is a failed record,
+like lmms-eval's failed requests (VLMEvalKit scores it as wrong). The run folder's ``status.json`` (VLMEvalKit's
 commit, command line, prediction format) is carried into the header as well.
 
 A file that cannot be mapped to rows without guessing is refused with a message naming
@@ -84,8 +85,10 @@ class Converted:
     settings: dict[str, Any] = field(default_factory=dict)
     """What the harness recorded about the run (for the submission header's ``settings``)."""
 
-    def leave_out(self, row_id: str, protocol: str, run: int, reason: str) -> None:
-        """Name a row the harness failed to get an answer for (it is not made a record)."""
+    def keep_failed(self, row_id: str, protocol: str, run: int, reason: str) -> None:
+        """Keep a row the harness failed to get an answer for as a failed record (no output, ``meta.error``),
+        as the harness counts it (0 in its denominator), and name it."""
+        self.records.append(SubmissionRecord(row_id, protocol, run, None, {"error": reason[:500]}))
         self.failed.append(f"{row_id} ({protocol}, run {run}): {reason[:120]}")
 
     def extend(self, other: Converted) -> None:
@@ -235,7 +238,7 @@ def records_from_lmms_eval(
             if episode is not None and episode.get("end") == "backend_error":
                 failure = str(episode.get("error", "request failed"))
             if failure is not None:
-                converted.leave_out(row_id, protocol, run + k, failure)
+                converted.keep_failed(row_id, protocol, run + k, failure)
                 continue
             variant = protocol
             if interactive and isinstance(output, str):
@@ -457,7 +460,7 @@ def records_from_vlmevalkit(
         prediction = row.get("prediction")
         output = None if prediction is None else str(prediction)
         if output is not None and output.startswith(INFER_FAILED):
-            converted.leave_out(row_id, protocol, run, output)
+            converted.keep_failed(row_id, protocol, run, output)
             continue
         if output is not None and len(output) == XLSX_CELL_LIMIT:
             converted.warnings.append(

@@ -125,7 +125,7 @@ def episode_answer_text(outcome: Any, reader: str = DEFAULT_READER) -> str:
     """The final agentic output: a JSON object holding the episode's answer text.
 
     A failed request ends the episode with ``end: "backend_error"`` and lmms-eval's marker
-    in ``error``; the converter leaves such rows out, as it does failed single-turn requests.
+    in ``error``; the converter keeps it as a failed record, as it does failed single-turn requests.
     """
     payload = {EPISODE_KEY: 1, "answer": outcome.output or "", "end": outcome.end, "steps": outcome.steps}
     if reader != DEFAULT_READER:
