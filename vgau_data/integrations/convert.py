@@ -300,7 +300,8 @@ LMMS_RUN_KEYS: tuple[str, ...] = (
     "fewshot_as_multiturn", "total_evaluation_time_seconds",
 )
 """Run-level keys of lmms-eval 0.7.3's results.json carried into a submission (``lmms_eval_version`` is
-"<branch>@<commit>" of the git repository lmms-eval ran in, "unknown@unknown" outside one: not its package version)."""
+"<branch>@<commit>" of the git repository lmms-eval ran in, "unknown@unknown" outside one: not its package version;
+``lmms_eval_package``, the package version, comes from the task files' ``metadata.lmms_eval`` (version-2 tasks))."""
 LMMS_CONFIG_KEYS: tuple[str, ...] = (
     "model", "model_args", "model_backend", "batch_size", "device", "limit", "offset", "gen_kwargs",
     "random_seed", "numpy_seed", "torch_seed", "fewshot_seed",
@@ -317,8 +318,9 @@ def lmms_eval_settings(path: str | Path) -> tuple[dict[str, Any], dict[str, dict
 
     Task settings: ``generation_kwargs`` (stop strings, temperature, max tokens as the task
     ran them), ``repeats``, ``output_type``, ``num_fewshot``, ``task_version``
-    (``metadata.version``) and ``config_sha256``, the SHA-256 of the task's whole logged
-    config (function addresses and the local ``dataset_path`` left out, so the same task
+    (``metadata.version``), ``lmms_eval_package`` (``metadata.lmms_eval``, also put in the run
+    settings) and ``config_sha256``, the SHA-256 of the task's whole logged
+    config (function addresses, the local ``dataset_path`` and the lmms-eval version left out, so the same task
     files hash alike on every machine). Secrets in ``model_args`` (``api_key=...``) are
     replaced by ``<redacted>``; long or deep values are cut (``_bounded``).
 
@@ -344,7 +346,13 @@ def lmms_eval_settings(path: str | Path) -> tuple[dict[str, Any], dict[str, dict
         metadata = task_config.get("metadata")
         if isinstance(metadata, dict) and "version" in metadata:
             settings["task_version"] = metadata["version"]
-        hashed = {k: v for k, v in task_config.items() if k not in ("dataset_path", "dataset_kwargs")}
+        if isinstance(metadata, dict) and isinstance(metadata.get("lmms_eval"), str):
+            settings["lmms_eval_package"] = metadata["lmms_eval"]  # the package version that loaded our task files
+            run.setdefault("lmms_eval_package", metadata["lmms_eval"])
+            metadata = {k: v for k, v in metadata.items() if k != "lmms_eval"}
+        hashed = {k: v for k, v in task_config.items() if k not in ("dataset_path", "dataset_kwargs", "metadata")}
+        if "metadata" in task_config:
+            hashed["metadata"] = metadata
         canonical = _FUNCTION_ADDRESS.sub("", json.dumps(hashed, sort_keys=True, ensure_ascii=True, default=str))
         settings["config_sha256"] = hashlib.sha256(canonical.encode("ascii")).hexdigest()
         tasks[str(task)[:200]] = _bounded(settings)
