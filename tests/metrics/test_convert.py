@@ -88,7 +88,7 @@ def test_lmms_eval__rows_come_from_target_and_protocol_from_the_file_name(real_r
     assert {r.protocol for r in converted.records} == {"oracle_aug_vcot"}
     # interactive outputs are our episode JSON; the submission holds the answer inside it
     episode = json.loads(kept[0]["filtered_resps"])
-    assert [r for r in converted.records if not r.failed][0].output == episode["answer"]
+    assert next(r for r in converted.records if not r.failed).output == episode["answer"]
     assert len(converted.failed) == len(samples) - len(kept)
 
 
