@@ -39,6 +39,12 @@ def test_hub_folder__card_states_the_rows_really_built(small_build: Path) -> Non
         path = parquet_path(small_build, family)
         assert info["splits"][0]["num_examples"] == pq.ParquetFile(path).metadata.num_rows == 3
         assert info["download_size"] == path.stat().st_size
+        assert {f["name"]: f.get("dtype", f.get("sequence")) for f in info["features"]}["oracle_states"] == "image"
+    from datasets import Features
+
+    from vgau_data.builders.hub_folder import features
+
+    assert Features._from_yaml_list(infos["maze"]["features"]) == features()  # the card's features are the rows'
 
 
 def test_hub_folder__features_are_spelled_for_every_datasets_release(small_build: Path) -> None:

@@ -70,6 +70,25 @@ def test_lmms_eval_repeats__become_runs_whose_verdicts_equal_lmms_evals_per_row_
     assert ours["text_cot"]["per_run"][0]["optimal_accuracy"] > ours["text_cot"]["per_run"][1]["optimal_accuracy"]
 
 
+def test_lmms_eval_failed_requests__are_failed_records_so_the_subset_is_lmms_evals_number(references: ReferenceSet) -> None:
+    """A row whose every request failed still counts in lmms-eval's mean (as 0): ``--subset`` keeps it."""
+    folder = run_folder("full")
+    submission, converted = convert("lmms-eval", samples_of(folder), references, model="test-model")
+    failed = [r for r in submission.records if r.failed]
+    assert len(failed) == len(converted.failed) and all(r.meta["error"].startswith("[LMMS_EVAL_REQUEST_FAILED")
+                                                        or "backend_error" not in r.meta["error"] for r in failed)
+    keys = {(r.id, r.protocol) for r in failed}
+    never_answered = {k for k in keys if all(r.failed for r in submission.records if (r.id, r.protocol) == k)}
+    assert never_answered  # rows whose both repeats failed: dropping them would raise the subset's score
+    lmms = json.loads(next(folder.glob("*_results.json")).read_text(encoding="utf-8"))["results"]
+    subset = protocol_results(score_submission(submission, references, subset=True))[2]
+    for protocol, result in subset.items():
+        assert result["optimal_accuracy"] == pytest.approx(lmms[f"vgau_{protocol}"]["optimal_accuracy,none"]), protocol
+        assert result["feasible_accuracy"] == pytest.approx(lmms[f"vgau_{protocol}"]["feasible_accuracy,none"]), protocol
+        answered = sum(result["coverage"]["answered"])
+        assert answered == 2 * len(references.rows) - sum(1 for r in failed if r.protocol == protocol)
+
+
 def test_lmms_eval_settings__every_recorded_setting_reaches_the_header(references: ReferenceSet) -> None:
     folder = run_folder("full")
     results_path = next(folder.glob("*_results.json"))

@@ -300,6 +300,7 @@ def test_lmms_eval_real__repeats_become_runs_and_settings_reach_the_submission(
     assert list(settings["lmms_eval"]) == [results_path.name]
     assert settings["lmms_eval"][results_path.name]["cli_repeats"] == 2
     assert settings["lmms_eval"][results_path.name]["limit"] == 2
+    assert settings["lmms_eval"][results_path.name]["lmms_eval_package"] == "0.7.3"  # not its "unknown@unknown"
     task = settings["tasks"]["vgau_maze_text_cot"]
     assert (task["protocol"], task["repeats"], task["task_version"]) == ("text_cot", 2, 2)
     assert task["generation_kwargs"]["until"] == [] and task["generation_kwargs"]["max_new_tokens"] == 8192
@@ -315,6 +316,55 @@ def test_lmms_eval_real__repeats_become_runs_and_settings_reach_the_submission(
     assert subset["text_cot"]["optimal_accuracy"] == pytest.approx(lmms["results"]["vgau_text_cot"]["optimal_accuracy,none"])
     assert subset["text_cot"]["optimal_accuracy"] == 0.5 and text_cot["optimal_accuracy"] == pytest.approx(6 / 18)
     assert subset["oracle_vcot"]["optimal_accuracy"] == 1.0
+
+
+def test_lmms_eval_real__with_failed_requests_score_subset_equals_lmms_evals_number(
+    lmms_eval_python: str, bridge_dataset: Path, decoded_rows: dict[str, list[dict[str, Any]]], fake_server: Any,
+    tmp_path: Path,
+) -> None:
+    """``--limit 2`` against a server that fails (HTTP 400, no client retry) every request about each family's first
+    row: lmms-eval counts those rows 0, so ``score --subset`` must keep them (dropping them read 100 for 50)."""
+    import base64
+    import io
+    import json
+    import os
+    import subprocess
+
+    from PIL import Image
+
+    from tests.integrations.conftest import OracleByBoard, pixel_key
+    from vgau_data.cli import main as cli
+
+    oracle = OracleByBoard(decoded_rows)
+    failing = {rows[0]["id"] for rows in decoded_rows.values()}
+
+    def status_for(body: dict[str, Any]) -> int:
+        parts = [p for m in body["messages"] if isinstance(m["content"], list) for p in m["content"]]
+        url = next(p["image_url"]["url"] for p in parts if p.get("type") == "image_url")
+        board = pixel_key(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))))
+        return 400 if oracle.by_board[board] in failing else 200
+
+    server = fake_server(oracle, status_for=status_for)
+    env = {**os.environ, "VGAU_PUZZLES": str(bridge_dataset), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "OPENAI_API_KEY": "EMPTY"}
+    command = [lmms_eval_python, "-m", "lmms_eval", "--model", "openai",
+               "--model_args", f"model_version=served,base_url={server.url},max_retries=1,retry_backoff_s=0",
+               "--tasks", "vgau_direct", "--include_path", tasks_dir(),
+               "--output_path", str(tmp_path / "logs"), "--log_samples", "--limit", "2"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lmms = json.loads(next((tmp_path / "logs" / "served").glob("*_results.json")).read_text(encoding="utf-8"))
+    samples = sorted((tmp_path / "logs" / "served").glob("*_samples_vgau_*.jsonl"))
+    logged = [json.loads(line) for p in samples for line in p.read_text(encoding="utf-8").splitlines()]
+    assert sum(s["filtered_resps"].startswith(hooks.REQUEST_FAILED) for s in logged) == len(FAMILIES)
+    out, scored = tmp_path / "sub.jsonl", tmp_path / "scored.json"
+    assert cli(["convert", "--from", "lmms-eval", *map(str, samples), "--dataset", str(bridge_dataset), "--model",
+                "served", "--out", str(out)]) == 0
+    assert cli(["score", str(out), "--dataset", str(bridge_dataset), "--subset", "--out", str(scored)]) == 0
+    ours = json.loads(scored.read_text(encoding="utf-8"))["served"]["direct"]
+    assert lmms["results"]["vgau_direct"]["optimal_accuracy,none"] == pytest.approx(0.5)
+    assert ours["optimal_accuracy"] == pytest.approx(lmms["results"]["vgau_direct"]["optimal_accuracy,none"])
+    assert ours["coverage"]["answered"] == [len(FAMILIES)]  # the failed requests are asked, never answered
 
 
 def test_lmms_eval_hooks__vgau_reader_picks_the_reader_and_episodes_carry_it(

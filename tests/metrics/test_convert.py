@@ -51,7 +51,7 @@ def test_lmms_eval__one_command_converts_every_file_and_scores_equal_lmms_evals_
                  "--out", str(out)]) == 0
     err = capsys.readouterr().err
     failed = sum("LMMS_EVAL_REQUEST_FAILED" in s["filtered_resps"] for p in map(Path, files) for s in lmms_samples(p))
-    assert failed >= 6 and f"left out {failed} failed request(s)" in err
+    assert failed >= 6 and f"kept {failed} failed request(s) as failed records" in err
     assert "[LMMS_EVAL_REQUEST_FAILED after 1 retries]" in err
     assert main(["score", str(out), "--dataset", str(real_dataset), "--out", str(tmp_path / "r.json"),
                  "--details", str(details)]) == 0
@@ -83,11 +83,12 @@ def test_lmms_eval__rows_come_from_target_and_protocol_from_the_file_name(real_r
     converted = records_from_lmms_eval(path, real_references)
     samples = lmms_samples(path)
     kept = [s for s in samples if "LMMS_EVAL_REQUEST_FAILED" not in s["filtered_resps"]]
-    assert [r.id for r in converted.records] == [s["target"] for s in kept]
+    assert [r.id for r in converted.records] == [s["target"] for s in samples]  # a failed request is a failed record
+    assert [r.id for r in converted.records if not r.failed] == [s["target"] for s in kept]
     assert {r.protocol for r in converted.records} == {"oracle_aug_vcot"}
     # interactive outputs are our episode JSON; the submission holds the answer inside it
     episode = json.loads(kept[0]["filtered_resps"])
-    assert converted.records[0].output == episode["answer"]
+    assert next(r for r in converted.records if not r.failed).output == episode["answer"]
     assert len(converted.failed) == len(samples) - len(kept)
 
 
@@ -195,7 +196,8 @@ def test_vlmevalkit__index_only_files_take_the_family_from_the_name_or_are_refus
     named = tmp_path / "m_VGAU_maze_text_cot.tsv"
     named.write_text("\n".join(lines) + "\n", encoding="utf-8")
     records = records_from_vlmevalkit(named, real_references).records
-    assert [r.id for r in records] == [r["id"] for r in rows if not str(r["prediction"]).startswith("Failed")]
+    assert [r.id for r in records] == [r["id"] for r in rows]
+    assert [r.id for r in records if r.failed] == [r["id"] for r in rows if str(r["prediction"]).startswith("Failed")]
     anonymous = tmp_path / "predictions.tsv"
     anonymous.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(SubmissionError, match=r"predictions.tsv: the file name names no protocol"):

@@ -374,3 +374,21 @@ def test_leaderboard__a_results_file_that_is_not_a_plain_file_is_one_line(tmp_pa
     run_cli_bounded(["leaderboard", str(link), "--out", str(tmp_path / "out")]).assert_one_line_error(
         "not a regular file"
     )
+
+
+def test_leaderboard__links_to_the_paper_the_dataset_and_the_metric(results_files: list[Path], tmp_path: Path) -> None:
+    from html.parser import HTMLParser
+
+    from vgau_data.metrics.leaderboard import build_leaderboard
+
+    build_leaderboard(results_files, tmp_path / "space")
+    page = (tmp_path / "space" / "index.html").read_text(encoding="utf-8")
+    links: list[str] = []
+
+    class Links(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            links.extend(value or "" for name, value in attrs if tag == "a" and name == "href")
+
+    Links().feed(page)
+    assert {"https://arxiv.org/abs/2608.22174", "https://huggingface.co/datasets/vgau/puzzles",
+            "https://huggingface.co/spaces/vgau/solver_accuracy"} <= set(links)

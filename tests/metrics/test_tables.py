@@ -90,3 +90,24 @@ def test_plot__one_png_per_protocol(tmp_path: Path) -> None:
     assert [p.name for p in paths] == ["org_Model_7B_direct.png", "org_Model_7B_self_vcot.png"]
     with Image.open(paths[0]) as image:
         assert image.format == "PNG" and image.width >= 600
+
+
+def test_plot__title_gives_coverage_and_spread_and_an_unasked_difficulty_draws_no_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("matplotlib")
+    from vgau_data.metrics import plots
+
+    plt = plots.pyplot()
+    closed = []
+    monkeypatch.setattr(plt, "close", closed.append)
+    result = {"optimal_accuracy": 0.5, "optimal_accuracy_std": 0.25, "runs": 2,
+              "coverage": {"answered": [23, 23], "rows": 36, "complete": False},
+              "per_family_difficulty": {"maze": {"easy": {"optimal_accuracy": 0.5, "feasible_accuracy": 1.0}}}}
+    plots.plot_protocol("m", "direct", result, tmp_path / "p.png", families=["maze"])
+    (ax,) = closed[0].axes
+    assert ax.get_title() == "m / direct: 50.0 ± 25.0% optimal (2 runs), 23/36 rows answered"
+    heights = sorted(bar.get_height() for bar in ax.patches)
+    assert heights == [50.0, 100.0]  # easy only: medium and hard were never asked, so no 0 bars ...
+    assert [t.get_text() for t in ax.texts] == ["-", "-"]  # ... but a "-" each
+    plt.close(closed[0])

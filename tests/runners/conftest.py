@@ -74,6 +74,8 @@ class FakeOpenAIServer:
     fail_next: list[int] = field(default_factory=list)
     delay_s: float = 0.0
     fault: Callable[[BaseHTTPRequestHandler, dict[str, str]], None] | None = None
+    status_for: Callable[[dict[str, Any]], int] | None = None
+    """When set, the HTTP status of each request from its body (not 200: an error reply)."""
     requests: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
     url: str = ""
     paths: list[str] = field(default_factory=list)
@@ -84,6 +86,8 @@ class FakeOpenAIServer:
         with self.lock:
             self.requests.append((headers, body))
             status = self.fail_next.pop(0) if self.fail_next else 200
+        if status == 200 and self.status_for is not None:
+            status = self.status_for(body)
         if self.delay_s:
             time.sleep(self.delay_s)
         if status != 200:

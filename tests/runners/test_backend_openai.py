@@ -22,7 +22,7 @@ from tests.runners.conftest import (
     trickle,
 )
 from vgau_data.runners.backends.base import BackendError, GenParams
-from vgau_data.runners.backends.bounded_http import basic_authorization
+from vgau_data.runners.backends.credentials import basic_authorization
 from vgau_data.runners.backends.openai_compat import OpenAIBackend
 from vgau_data.runners.driver import drive
 from vgau_data.runners.messages import Conversation, assistant, user
@@ -108,7 +108,7 @@ def test_openai__bad_key_or_wrong_model_raises_at_once(fake_server) -> None:
 def test_openai__unreachable_server_is_an_error_after_retries() -> None:
     backend = _backend("http://127.0.0.1:9/v1", max_retries=1, timeout_s=2.0)
     (completion,) = backend.chat([Conversation((user("hi"),))], GenParams())
-    assert not completion.ok and "URLError" in completion.error
+    assert not completion.ok and "ConnectError" in completion.error
 
 
 def test_openai__checks_its_arguments() -> None:
@@ -289,7 +289,7 @@ def test_openai__a_malformed_status_line_is_an_error_not_a_crash(fake_server, mo
         handler.wfile.write(b"NOT-HTTP garbage\r\n\r\n")
 
     completion = _one(_keyed_backend(fake_server(lambda b, h: "never", fault=garbage).url, monkeypatch))
-    assert not completion.ok and "BadStatusLine" in completion.error
+    assert not completion.ok and "RemoteProtocolError" in completion.error
 
 
 @pytest.mark.parametrize("declare_length", [True, False])
@@ -345,3 +345,39 @@ def test_run__temperature_nan_is_refused_before_anything_is_sent(fake_server, da
     assert main(args) == 2
     assert server.requests == [] and not list(tmp_path.iterdir())
     assert "--temperature: expected a finite number" in capsys.readouterr().err
+
+
+def _replies(*replies: tuple[bytes, bytes]):
+    """A fault writing ``(head, body)`` replies in turn, one per request (the last one repeats)."""
+    queue = list(replies)
+
+    def fault(handler, headers) -> None:
+        head, body = queue.pop(0) if len(queue) > 1 else queue[0]
+        handler.wfile.write(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        handler.wfile.flush()
+
+    return fault
+
+
+def test_openai__retry_after_is_honoured(fake_server) -> None:
+    good = json.dumps(completion_payload("fine")).encode()
+    busy = (b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\n", b'{"error": "busy"}')
+    server = fake_server(lambda b, h: "never", fault=_replies(busy, (b"HTTP/1.1 200 OK\r\n", good)))
+    backend = _backend(server.url, max_retries=2, backoff_s=0.25)
+    completion = _one(backend)
+    assert completion.ok and completion.text == "fine" and backend.sleeps == [7.0]  # not the 0.25 s backoff
+
+
+def test_openai__a_compressed_reply_is_never_inflated(fake_server) -> None:
+    import gzip
+
+    bomb = gzip.compress(b"\0" * (64 << 20))  # 64 MB of zeros in ~64 KB
+    server = fake_server(lambda b, h: "never", fault=_replies((b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n", bomb)))
+    tracemalloc.start()
+    try:
+        completion = _one(_backend(server.url, max_reply_mb=4))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert not completion.ok and completion.error.startswith("malformed reply") and peak < 16 << 20
+    assert server.requests[0][0]["accept-encoding"] == "identity"

@@ -13,7 +13,7 @@ from tests.runners.conftest import completion_payload, echo_headers, redirect_to
 from vgau_data.cli import main
 from vgau_data.metrics.references import load_references
 from vgau_data.metrics.submission import read_submission
-from vgau_data.runners.backends.bounded_http import basic_authorization
+from vgau_data.runners.backends.credentials import basic_authorization
 
 ALL_VARIANTS = {
     "direct",

@@ -23,8 +23,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from vgau_data import __version__, safe_io
 from vgau_data.puzzles.base import DIFFICULTIES
 from vgau_data.registry import FAMILIES
@@ -212,39 +210,46 @@ def card_metadata(
     counts: Mapping[str, Mapping[str, int]],
     sizes: Mapping[str, tuple[int, int]],
     pretty_name: str = "VGAU-Diag puzzles",
-) -> dict[str, Any]:
-    """The YAML header of the Hub README (``dataset_info`` carries the real row counts)."""
+) -> Any:
+    """The YAML header of the Hub README, a ``huggingface_hub.DatasetCardData``: its ``dataset_info``
+    (real row counts, sizes and the row ``features``) written by ``datasets``' own ``DatasetInfosDict``,
+    as ``push_to_hub`` writes it."""
+    from datasets import DatasetInfo, SplitDict, SplitInfo
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCardData
+
     families = list(counts)
     n_rows = sum(sum(per.values()) for per in counts.values())
-    size = "n<1K" if n_rows < 1000 else "1K<n<10K"
     default = "maze" if "maze" in families else families[0]
-    return {
-        "license": "cc-by-4.0",
-        "language": ["en"],
-        "pretty_name": pretty_name,
-        "task_categories": ["visual-question-answering", "image-text-to-text"],
-        "size_categories": [size],
-        "tags": ["visual-planning", "puzzles", "multimodal", "unified-multimodal-models", "benchmark"],
-        "configs": [
-            {
-                "config_name": family,
-                "data_files": [{"split": "test", "path": f"{family}/test-*.parquet"}],
-                **({"default": True} if family == default else {}),
-            }
+    data = DatasetCardData(
+        license="cc-by-4.0",
+        language=["en"],
+        pretty_name=pretty_name,
+        task_categories=["visual-question-answering", "image-text-to-text"],
+        size_categories=["n<1K" if n_rows < 1000 else "1K<n<10K"],
+        tags=["visual-planning", "puzzles", "multimodal", "unified-multimodal-models", "benchmark"],
+        configs=[
+            {"config_name": family, "data_files": [{"split": "test", "path": f"{family}/test-*.parquet"}],
+             **({"default": True} if family == default else {})}
             for family in families
         ],
-        "dataset_info": [
-            {
-                "config_name": family,
-                "splits": [
-                    {"name": "test", "num_bytes": sizes[family][1], "num_examples": sum(counts[family].values())}
-                ],
-                "download_size": sizes[family][0],
-                "dataset_size": sizes[family][1],
-            }
-            for family in families
-        ],
-    }
+    )
+    infos = {}
+    for family in families:
+        splits = SplitDict()
+        splits.add(SplitInfo(name="test", num_bytes=sizes[family][1], num_examples=sum(counts[family].values())))
+        infos[family] = DatasetInfo(features=features(), splits=splits, download_size=sizes[family][0],
+                                    dataset_size=sizes[family][1])
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    for info in data.dataset_info if isinstance(data.dataset_info, list) else [data.dataset_info]:
+        info["features"] = [_portable_yaml_feature(feature) for feature in info["features"]]
+    return data
+
+
+def _portable_yaml_feature(feature: dict[str, Any]) -> dict[str, Any]:
+    """A card feature with ``list:`` spelled ``sequence:``: datasets 3.x reads the card's features over the
+    Parquet metadata, and loads ``list:`` as a plain Python list, not ``Sequence``."""
+    return {("sequence" if key == "list" else key): value for key, value in feature.items()}
 
 
 def stats_table(lengths: Mapping[tuple[str, str], Sequence[int]]) -> str:
@@ -283,7 +288,7 @@ def write_readme(
     origin = origin or CardOrigin.generated(master_seed)
     counts = row_counts(lengths)
     sizes = {family: parquet_sizes(parquet_path(out_dir, family)) for family in counts}
-    header = yaml.safe_dump(card_metadata(counts, sizes, origin.pretty_name), sort_keys=False, allow_unicode=True)
+    header = card_metadata(counts, sizes, origin.pretty_name).to_yaml() + "\n"
     card = resources.files("vgau_data").joinpath("dataset_card.md").read_text(encoding="utf-8")
     body = card.format(
         version=__version__,

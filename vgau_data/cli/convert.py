@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in converted.warnings:
         say(f"warning: {warning}", err=True)
     if converted.failed:
-        say(f"left out {len(converted.failed)} failed request(s) (scored as missing):", err=True)
+        say(f"kept {len(converted.failed)} failed request(s) as failed records (scored as missing; --subset counts them, as the harness does):", err=True)
         for failure in converted.failed[:50]:
             say(f"  {failure}", err=True)
     for harness, runs in converted.settings.items():

@@ -15,8 +15,9 @@ string, or a list of strings when lmms-eval logged repeats (``-n K`` with our ta
 whose filter keeps every response): output k becomes run ``run + k``. The run's
 ``<date>_results.json`` beside the samples file gives the settings carried into the
 submission header (``lmms_eval_settings``); when it says ``repeats`` > 1 and samples carry
-fewer outputs, a warning names them. A request lmms-eval gave up on (``[LMMS_EVAL_REQUEST_FAILED ...``) is left out
-of the submission and named; scoring then counts that row as missing. For the interactive
+fewer outputs, a warning names them. A request lmms-eval gave up on (``[LMMS_EVAL_REQUEST_FAILED ...``) becomes a
+failed record (no output, the marker in ``meta.error``) and is named: lmms-eval counts it as 0 in its mean, so
+``score --subset`` keeps it in the rows scored and gives lmms-eval's number; coverage counts it as unanswered. For the interactive
 protocols the output is our episode JSON and the answer inside it is taken (anything else
 there counts as no answer, as in the task's own ``process_results``); an episode played
 under another reader (``VGAU_READER=authors``; its ``reader`` field) becomes a record of
@@ -29,8 +30,8 @@ position in one family, the family from the ``task`` column or from the dataset 
 ``VGAU_<family>_<protocol>`` in the file name (or ``family=``); the protocol from the same
 name (or ``protocol=``). Its xlsx writer cuts cells at 32767 characters, so every
 prediction of exactly that length is named in a warning (its final answer may be lost).
-A prediction VLMEvalKit could not obtain (``Failed to obtain answer ...``) is left out and
-named, like lmms-eval's failed requests. The run folder's ``status.json`` (VLMEvalKit's
+A prediction VLMEvalKit could not obtain (``Failed to obtain answer ...``) is a failed record,
+like lmms-eval's failed requests (VLMEvalKit scores it as wrong). The run folder's ``status.json`` (VLMEvalKit's
 commit, command line, prediction format) is carried into the header as well.
 
 A file that cannot be mapped to rows without guessing is refused with a message naming
@@ -85,8 +86,10 @@ class Converted:
     settings: dict[str, Any] = field(default_factory=dict)
     """What the harness recorded about the run (for the submission header's ``settings``)."""
 
-    def leave_out(self, row_id: str, protocol: str, run: int, reason: str) -> None:
-        """Name a row the harness failed to get an answer for (it is not made a record)."""
+    def keep_failed(self, row_id: str, protocol: str, run: int, reason: str) -> None:
+        """Keep a row the harness failed to get an answer for as a failed record (no output, ``meta.error``),
+        as the harness counts it (0 in its denominator), and name it."""
+        self.records.append(SubmissionRecord(row_id, protocol, run, None, {"error": reason[:500]}))
         self.failed.append(f"{row_id} ({protocol}, run {run}): {reason[:120]}")
 
     def extend(self, other: Converted) -> None:
@@ -236,7 +239,7 @@ def records_from_lmms_eval(
             if episode is not None and episode.get("end") == "backend_error":
                 failure = str(episode.get("error", "request failed"))
             if failure is not None:
-                converted.leave_out(row_id, protocol, run + k, failure)
+                converted.keep_failed(row_id, protocol, run + k, failure)
                 continue
             variant = protocol
             if interactive and isinstance(output, str):
@@ -298,7 +301,8 @@ LMMS_RUN_KEYS: tuple[str, ...] = (
     "fewshot_as_multiturn", "total_evaluation_time_seconds",
 )
 """Run-level keys of lmms-eval 0.7.3's results.json carried into a submission (``lmms_eval_version`` is
-"<branch>@<commit>" of the git repository lmms-eval ran in, "unknown@unknown" outside one: not its package version)."""
+"<branch>@<commit>" of the git repository lmms-eval ran in, "unknown@unknown" outside one: not its package version;
+``lmms_eval_package``, the package version, comes from the task files' ``metadata.lmms_eval`` (version-2 tasks))."""
 LMMS_CONFIG_KEYS: tuple[str, ...] = (
     "model", "model_args", "model_backend", "batch_size", "device", "limit", "offset", "gen_kwargs",
     "random_seed", "numpy_seed", "torch_seed", "fewshot_seed",
@@ -315,8 +319,9 @@ def lmms_eval_settings(path: str | Path) -> tuple[dict[str, Any], dict[str, dict
 
     Task settings: ``generation_kwargs`` (stop strings, temperature, max tokens as the task
     ran them), ``repeats``, ``output_type``, ``num_fewshot``, ``task_version``
-    (``metadata.version``) and ``config_sha256``, the SHA-256 of the task's whole logged
-    config (function addresses and the local ``dataset_path`` left out, so the same task
+    (``metadata.version``), ``lmms_eval_package`` (``metadata.lmms_eval``, also put in the run
+    settings) and ``config_sha256``, the SHA-256 of the task's whole logged
+    config (function addresses, the local ``dataset_path`` and the lmms-eval version left out, so the same task
     files hash alike on every machine). Secrets in ``model_args`` (``api_key=...``) are
     replaced by ``<redacted>``; long or deep values are cut (``_bounded``).
 
@@ -342,7 +347,13 @@ def lmms_eval_settings(path: str | Path) -> tuple[dict[str, Any], dict[str, dict
         metadata = task_config.get("metadata")
         if isinstance(metadata, dict) and "version" in metadata:
             settings["task_version"] = metadata["version"]
-        hashed = {k: v for k, v in task_config.items() if k not in ("dataset_path", "dataset_kwargs")}
+        if isinstance(metadata, dict) and isinstance(metadata.get("lmms_eval"), str):
+            settings["lmms_eval_package"] = metadata["lmms_eval"]  # the package version that loaded our task files
+            run.setdefault("lmms_eval_package", metadata["lmms_eval"])
+            metadata = {k: v for k, v in metadata.items() if k != "lmms_eval"}
+        hashed = {k: v for k, v in task_config.items() if k not in ("dataset_path", "dataset_kwargs", "metadata")}
+        if "metadata" in task_config:
+            hashed["metadata"] = metadata
         canonical = _FUNCTION_ADDRESS.sub("", json.dumps(hashed, sort_keys=True, ensure_ascii=True, default=str))
         settings["config_sha256"] = hashlib.sha256(canonical.encode("ascii")).hexdigest()
         tasks[str(task)[:200]] = _bounded(settings)
@@ -463,7 +474,7 @@ def records_from_vlmevalkit(
         prediction = row.get("prediction")
         output = None if prediction is None else str(prediction)
         if output is not None and output.startswith(INFER_FAILED):
-            converted.leave_out(row_id, protocol, run, output)
+            converted.keep_failed(row_id, protocol, run, output)
             continue
         if output is not None and len(output) == XLSX_CELL_LIMIT:
             converted.warnings.append(

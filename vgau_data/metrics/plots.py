@@ -40,6 +40,25 @@ def safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
 
 
+def headline(result: Mapping[str, Any]) -> str:
+    """A protocol's optimal accuracy, its spread over runs and the rows it rests on, for titles.
+
+    Example:
+        >>> headline({"optimal_accuracy": 0.333, "runs": 1, "coverage": {"answered": [23], "rows": 36}})
+        '33.3% optimal, 23/36 rows answered'
+        >>> headline({"optimal_accuracy": 0.5, "optimal_accuracy_std": 0.1, "runs": 3,
+        ...           "coverage": {"answered": [36, 36, 36], "rows": 36}})
+        '50.0 ± 10.0% optimal (3 runs), 36/36 rows answered'
+    """
+    from vgau_data.metrics.tables import coverage_text
+
+    runs = int(result.get("runs", 1))
+    overall = 100 * float(result.get("optimal_accuracy", 0.0))
+    spread = f" ± {100 * float(result.get('optimal_accuracy_std', 0.0)):.1f}" if runs > 1 else ""
+    text = f"{overall:.1f}{spread}% optimal" + (f" ({runs} runs)" if runs > 1 else "")
+    return f"{text}, {coverage_text(result)} rows answered"
+
+
 def plot_protocol(
     model: str, protocol: str, result: Mapping[str, Any], out_path: str | Path, *, families: Sequence[str] | None = None
 ) -> Path:
@@ -50,18 +69,21 @@ def plot_protocol(
     width = 0.26
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(names) + 2), 3.6), dpi=100)
     for offset, difficulty in enumerate(DIFFICULTIES):
-        xs = [i + (offset - 1) * width for i in range(len(names))]
-        optimal = [100 * per_cell.get(n, {}).get(difficulty, {}).get("optimal_accuracy", 0.0) for n in names]
-        feasible = [100 * per_cell.get(n, {}).get(difficulty, {}).get("feasible_accuracy", 0.0) for n in names]
+        asked = [(i + (offset - 1) * width, per_cell[n][difficulty]) for i, n in enumerate(names)
+                 if difficulty in per_cell.get(n, {})]
+        xs = [x for x, _ in asked]
         colour = DIFFICULTY_COLOURS[difficulty]
-        ax.bar(xs, feasible, width, fill=False, edgecolor=colour, linestyle="--", linewidth=0.8)
-        ax.bar(xs, optimal, width, color=colour, label=difficulty)
+        ax.bar(xs, [100 * cell.get("feasible_accuracy", 0.0) for _, cell in asked], width, fill=False,
+               edgecolor=colour, linestyle="--", linewidth=0.8)
+        ax.bar(xs, [100 * cell.get("optimal_accuracy", 0.0) for _, cell in asked], width, color=colour,
+               label=difficulty)
+        for i, name in enumerate(names):  # a difficulty never asked is "-", not a 0 bar
+            if difficulty not in per_cell.get(name, {}):
+                ax.text(i + (offset - 1) * width, 1, "-", ha="center", va="bottom", color=colour, fontsize=9)
     ax.set_xticks(range(len(names)), names)
     ax.set_ylim(0, 118)
     ax.set_ylabel("optimal accuracy (%)\n(dashed: feasible)")
-    runs = int(result.get("runs", 1))
-    overall = 100 * float(result.get("optimal_accuracy", 0.0))
-    ax.set_title(f"{model} / {protocol}: {overall:.1f}% optimal" + (f" (mean of {runs} runs)" if runs > 1 else ""))
+    ax.set_title(f"{model} / {protocol}: {headline(result)}", fontsize=10)
     ax.legend(loc="upper right", fontsize=8, ncols=3)
     fig.tight_layout()
     out_path = Path(out_path)

@@ -18,8 +18,10 @@ a score. A protocol's numbers are ``mean_over_runs`` of its runs' aggregates (ru
 
 ``coverage`` says how much of the dataset the numbers rest on, whatever the scoring:
 ``{"answered": [rows with a record, per run], "rows": rows in the dataset, "complete":
-every run answered every row}``. With ``subset=True`` (``vgau-data score --subset``) a
-protocol is scored on the rows it answered in any run only; ``META["subset"]`` is then
+every run answered every row}``; a failed record (a request the harness gave up on) is a
+missing row there. With ``subset=True`` (``vgau-data score --subset``) a
+protocol is scored on the rows it was asked in any run only (answered or failed, as
+lmms-eval counts them); ``META["subset"]`` is then
 true and the numbers are not comparable with full-dataset ones (nor with each other,
 when protocols answered different rows).
 """
@@ -95,9 +97,12 @@ def score_submission(
     warnings = check_against(submission, references, allow_fingerprint_mismatch=allow_fingerprint_mismatch)
     wanted = set(references.ids)
     outputs: dict[tuple[str, int], dict[str, str | None]] = defaultdict(dict)
+    asked: dict[str, set[str]] = defaultdict(set)
     for record in submission.records:
         if record.id in wanted:
-            outputs[(record.protocol, record.run)][record.id] = record.output
+            asked[record.protocol].add(record.id)
+            if not record.failed:
+                outputs[(record.protocol, record.run)][record.id] = record.output
     model_result: dict[str, Any] = {}
     n_rows = len(references.rows)
     if not submission.records:
@@ -108,8 +113,7 @@ def score_submission(
     for protocol in order_protocols(run_counts):
         scored = references
         if subset:
-            answered = {i for (p, _), group in outputs.items() if p == protocol for i in group}
-            scored = replace(references, rows=tuple(row for row in references.rows if row.id in answered))
+            scored = replace(references, rows=tuple(row for row in references.rows if row.id in asked[protocol]))
         runs: list[dict[str, Any]] = []
         missing_per_run: list[int] = []
         answered_per_run: list[int] = []

@@ -158,6 +158,11 @@ class SubmissionRecord:
     def key(self) -> tuple[str, str, int]:
         return (self.id, self.protocol, self.run)
 
+    @property
+    def failed(self) -> bool:
+        """A request the harness gave up on (no output, the reason in ``meta.error``): asked, never answered."""
+        return self.output is None and isinstance(self.meta, Mapping) and "error" in self.meta
+
     def to_json_obj(self) -> dict[str, Any]:
         obj: dict[str, Any] = {"id": self.id, "protocol": self.protocol, "run": self.run, "output": self.output}
         if self.meta is not None:

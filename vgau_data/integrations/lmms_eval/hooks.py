@@ -50,7 +50,7 @@ MAX_PAYLOAD_CHARS = 1_000_000
 
 
 def __getattr__(name: str) -> Any:
-    """``DATASET_PATH`` and the ``visual_<protocol>`` functions, made when a task file names them.
+    """``DATASET_PATH``, ``LMMS_EVAL_VERSION`` and the ``visual_<protocol>`` functions, made when a task file names them.
 
     ``DATASET_PATH`` is read from the environment each time a task file is loaded;
     ``visual_<protocol>(doc)`` returns the images of that protocol's first message
@@ -58,6 +58,13 @@ def __getattr__(name: str) -> Any:
     """
     if name == "DATASET_PATH":
         return os.environ.get(DATASET_ENV) or DEFAULT_DATASET
+    if name == "LMMS_EVAL_VERSION":  # its results.json records a git branch@commit only ("unknown@unknown" when pip-installed)
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("lmms-eval")
+        except PackageNotFoundError:
+            return "not installed"
     if name.startswith("visual_") and name.removeprefix("visual_") in _protocols():
         protocol = name.removeprefix("visual_")
 
@@ -125,7 +132,7 @@ def episode_answer_text(outcome: Any, reader: str = DEFAULT_READER) -> str:
     """The final agentic output: a JSON object holding the episode's answer text.
 
     A failed request ends the episode with ``end: "backend_error"`` and lmms-eval's marker
-    in ``error``; the converter leaves such rows out, as it does failed single-turn requests.
+    in ``error``; the converter keeps it as a failed record, as it does failed single-turn requests.
     """
     payload = {EPISODE_KEY: 1, "answer": outcome.output or "", "end": outcome.end, "steps": outcome.steps}
     if reader != DEFAULT_READER:

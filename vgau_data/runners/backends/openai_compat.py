@@ -1,7 +1,7 @@
 """OpenAI-compatible chat completions over HTTP: ``vllm serve``, SGLang, hosted APIs.
 
-Standard library only (``urllib``): no SDK to install, and the wire format is what every
-compatible server speaks. Each conversation is one ``POST {base_url}/chat/completions``
+HTTP through ``httpx`` (``post``), not the ``openai`` SDK: the SDK follows no bound on a
+reply's size and keeps its own retry rules; the wire format is what every compatible server speaks. Each conversation is one ``POST {base_url}/chat/completions``
 with its images as PNG data URLs; a batch runs ``concurrency`` requests at a time.
 
 Failures:
@@ -14,7 +14,7 @@ Failures:
     - 401/403 (bad key) and 404 (wrong URL or model) raise ``BackendError`` at once:
       every request would fail the same way.
 
-Bounds (``bounded_http``): redirects are never followed (the key is never sent
+Bounds (``post``): redirects are never followed (the key is never sent
 elsewhere), each request has a whole-request deadline of ``timeout_s`` and a reply
 cap of ``max_reply_mb``. The key, a ``user:password@`` in ``base_url`` and anything
 that looks like a credential are scrubbed from every error and output the backend
@@ -25,10 +25,12 @@ the wire, and its values are scrubbed like the key: ``urls``).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import json
 import logging
+import math
 import os
 import time
 import urllib.parse
@@ -36,15 +38,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import httpx
+
 from vgau_data.runners.backends.base import BackendError, Completion, GenParams
-from vgau_data.runners.backends.bounded_http import (
-    RequestFailed,
-    basic_authorization,
-    post,
-    redact,
-    scrub_secrets,
-    split_credentials,
-)
+from vgau_data.runners.backends.credentials import basic_authorization, redact, scrub_secrets, split_credentials
 from vgau_data.runners.backends.urls import query_secrets, split_query
 from vgau_data.runners.messages import to_openai
 
@@ -58,8 +55,93 @@ FATAL_STATUS: frozenset[int] = frozenset({401, 403, 404})
 MAX_BACKOFF_S = 60.0
 DETAIL_CHARS = 300
 """Most of a server's error message kept in a record (a scrubbed prefix: the key and its
-encodings are removed first, ``bounded_http.scrub_secrets``)."""
+encodings are removed first, ``credentials.scrub_secrets``)."""
 T = TypeVar("T")
+
+
+class RequestFailed(Exception):
+    """A request that brought back no usable reply.
+
+    ``status`` is the HTTP status when the server answered (None for network failures
+    and deadlines), ``retry_after`` the seconds it asked to wait, ``detail`` what it said.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None,
+                 detail: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+        self.detail = detail
+
+
+
+ERROR_BODY_BYTES = 64 * 1024
+"""Most of an error reply read (for its message)."""
+
+
+def post(url: str, data: bytes, headers: dict[str, str], *, deadline_s: float, max_bytes: int) -> bytes:
+    """The body of a 2xx reply to ``POST url``, within ``deadline_s`` and ``max_bytes``.
+
+    httpx's timeouts bound each socket operation (a server trickling a byte a second never
+    trips them), so the whole request, connection to last byte, runs under
+    ``asyncio.wait_for``; redirects are not followed (a 3xx is a failure: ``Authorization``
+    is never re-sent elsewhere); the body is read raw (``Accept-Encoding: identity``, no
+    decompression) in chunks and refused past ``max_bytes``.
+
+    Raises:
+        RequestFailed: an HTTP error status (3xx included), a network failure, the
+            deadline, or a reply over ``max_bytes``; its message holds no request header.
+    """
+    try:
+        return asyncio.run(asyncio.wait_for(_post(url, data, headers, deadline_s, max_bytes), deadline_s))
+    except asyncio.TimeoutError:
+        raise RequestFailed(f"no complete reply within {deadline_s:g} s (the request deadline)") from None
+
+
+async def _post(url: str, data: bytes, headers: dict[str, str], deadline_s: float, max_bytes: int) -> bytes:
+    sent = {"Accept-Encoding": "identity", **headers}
+    try:
+        async with (
+            httpx.AsyncClient(follow_redirects=False, timeout=deadline_s) as client,
+            client.stream("POST", url, content=data, headers=sent) as response,
+        ):
+            if response.is_success:
+                return await _read_capped(response, max_bytes)
+            detail = (await _read_capped(response, ERROR_BODY_BYTES, cut=True)).decode("utf-8", "replace")
+            raise _status_failure(response, detail or response.reason_phrase)
+    except (httpx.HTTPError, httpx.InvalidURL, OSError, ValueError) as error:
+        raise RequestFailed(f"{type(error).__name__}: {error}") from None
+
+
+async def _read_capped(response: httpx.Response, max_bytes: int, *, cut: bool = False) -> bytes:
+    """The raw body, at most ``max_bytes`` (past it: refused, or cut when ``cut``)."""
+    declared = response.headers.get("Content-Length", "").strip()
+    if not cut and declared.isdigit() and int(declared) > max_bytes:
+        raise RequestFailed(f"reply of {int(declared)} bytes, over the {max_bytes}-byte cap")
+    body = bytearray()
+    async for chunk in response.aiter_raw():
+        body += chunk
+        if len(body) > max_bytes:
+            if cut:
+                return bytes(body[:max_bytes])
+            raise RequestFailed(f"reply over the {max_bytes}-byte cap")
+    return bytes(body)
+
+
+def _status_failure(response: httpx.Response, detail: str) -> RequestFailed:
+    message = f"HTTP {response.status_code}"
+    if response.is_redirect or 300 <= response.status_code < 400:
+        location, _ = split_credentials(response.headers.get("Location", ""))
+        message += f" redirect to {location[:200]!r} not followed (point --base-url at the final address)"
+    return RequestFailed(message, status=response.status_code, retry_after=_retry_after(response), detail=detail)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        seconds = float(response.headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    return None if math.isnan(seconds) else max(0.0, seconds)
 
 
 class MalformedReply(ValueError):

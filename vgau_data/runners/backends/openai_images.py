@@ -15,7 +15,7 @@ OpenAI-compatible gateway, or a local server).
 
 Images must come back inline (``b64_json`` or a ``data:`` URL); a reply that only links to
 an image elsewhere is recorded as an error rather than fetched from another host.
-Every request goes through ``bounded_http`` (no redirects, a whole-request deadline, a
+Every request goes through ``openai_compat.post`` (no redirects, a whole-request deadline, a
 reply cap), keys are scrubbed from every error, retries follow the ``openai`` backend's
 rules, and the image passes ``vgau_data.image_gate`` (PNG, WebP or JPEG by signature,
 at most ``MAX_PIXELS``, checked before it is decoded) or the reply is refused.
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from vgau_data import image_gate
 from vgau_data.runners.backends.base import BackendError, GeneratedImage, GenParams, ImageRequest
-from vgau_data.runners.backends.bounded_http import redact
+from vgau_data.runners.backends.credentials import redact
 from vgau_data.runners.backends.openai_compat import MalformedReply, OpenAIBackend
 from vgau_data.runners.messages import Conversation, image_bytes, to_openai, user
 

@@ -1,4 +1,4 @@
-"""A server URL as we record it: no query string, no fragment (credentials: ``bounded_http.split_credentials``).
+"""A server URL as we record it: no query string, no fragment (credentials: ``credentials.split_credentials``).
 
 Gateways take keys in the query string (``?key=...``, ``?code=...``, a signed URL's
 ``sig=``), and records, submissions and results are files people publish. So the URL a
