@@ -44,7 +44,8 @@ def test_the_kind_tables__are_the_registries_and_the_limits_the_defaults() -> No
     assert table("| kind | pays | why |\n|---|---|---|\n| `optimal`") == list(REWARD_KINDS)
     assert table("| kind | pays |\n|---|---|\n| `next_state`") == list(IMAGE_REWARD_KINDS)
     limits = ServerLimits()
-    assert f"({limits.max_body_bytes // 2**20} MiB;" in DOC and f"({limits.request_timeout_s:g})" in DOC
-    assert f"(`{limits.max_connections}`)" not in DOC and f"({limits.max_connections})" in DOC
-    assert f"({limits.max_samples:,})" in DOC and f"{STATE_CACHE_SIZE:,}" in DOC
+    assert f"| {limits.max_body_bytes // 2**20} MiB |" in DOC and f"| {limits.request_timeout_s:g} s |" in DOC
+    assert f"| {limits.max_connections:,} each |" in DOC and f"| {limits.read_timeout_s:g} s |" in DOC
+    assert f"| {limits.max_samples:,} |" in DOC and f"{STATE_CACHE_SIZE:,}" in DOC
+    assert f"| {limits.solve_seconds:g} s, " in DOC and f"| {limits.worker_memory_mb:,} MiB |" in DOC
     assert f"{int(GRID_MIN_SHARE * 100)}%" in DOC and f"{int(MAX_IMAGE_PIXELS ** 0.5)} x" in DOC

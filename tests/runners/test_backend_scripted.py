@@ -43,7 +43,8 @@ def test_scripted__rejects_non_callables_and_bad_returns() -> None:
 
 def test_backend_table__names_every_backend_and_rejects_unknown_ones() -> None:
     assert set(BACKENDS) == {
-        "hf", "vllm", "openai", "scripted", "scripted-image", "pair", "janus", "diffusers", "openai-image", "bagel", "omnigen2", "showo2"
+        "hf", "vllm", "openai", "scripted", "scripted-image", "pair", "janus", "diffusers", "openai-image", "bagel",
+        "omnigen2", "showo2", "llada2-uni", "longcat-next", "mammothmoda2", "star",
     }
     assert backend_class("scripted") is ScriptedBackend
     assert load_backend("scripted", fn=str, policy="x").name == "scripted"

@@ -3,9 +3,9 @@
 Runs in a worker process (``vgau_data.rewards.server.workers``), never on the server's
 event loop. The body's values are counted before it is parsed (``body.too_many_values``);
 each sample is scored with the core's ``SolveBudget`` (its default positions, and
-``solve_seconds`` or what is left of the request's deadline, if less) under a timer of the same
-seconds (checked every 0.1 s): a label whose solve runs out of either, or out of the worker's memory, pays 0 with ``vgau_over_budget`` 1 in
-``extra_logs``, and so does every later sample of that label in the request (the solve
+``solve_seconds`` or what is left of the request's deadline, if less) under a timer of the
+same seconds (checked every 0.1 s): a label whose solve runs out of either, or out of the
+worker's memory, pays 0 with ``vgau_over_budget`` 1 in ``extra_logs``, and so does every later sample of that label in the request (the solve
 would only run out again). The alarm interrupts pure-Python search between bytecodes;
 anything slower to stop meets the parent's kill at the deadline.
 """

@@ -11,7 +11,7 @@ the class.
 
 Example:
     >>> sorted(BACKENDS)[:6]
-    ['bagel', 'diffusers', 'hf', 'janus', 'omnigen2', 'openai']
+    ['bagel', 'diffusers', 'hf', 'janus', 'llada2-uni', 'longcat-next']
     >>> parse_backend_arg("gpu-memory-utilization=0.8")
     ('gpu_memory_utilization', 0.8)
 """
