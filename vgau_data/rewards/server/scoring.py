@@ -120,6 +120,8 @@ def _score_all(
                     if record.budget_exceeded:
                         spent.add((truth, family, optimum))
                         record = None
+                        if time.monotonic() >= deadline:  # the budget was what was left of the request's
+                            raise Refusal(504, "the request's work ran past its deadline")
                 except (_OutOfTime, SearchLimitError):
                     spent.add((truth, family, optimum))
                 except MemoryError:
