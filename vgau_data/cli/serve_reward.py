@@ -46,6 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--solve-seconds", type=positive_float, default=defaults.solve_seconds,
                         help=f"each label's solve budget; past it the sample pays 0 (extra_logs vgau_over_budget) "
                              f"(default {defaults.solve_seconds:g})")
+    parser.add_argument("--solve-positions", type=positive_int, default=defaults.solve_positions,
+                        help=f"positions each label's solve may meet; past them the sample pays 0 "
+                             f"(default {defaults.solve_positions:,})")
     parser.add_argument("--worker-memory-mb", type=positive_int, default=defaults.worker_memory_mb,
                         help=f"memory each worker may take beyond its start (default {defaults.worker_memory_mb})")
     parser.add_argument("--max-connections", type=positive_int, default=defaults.max_connections,
@@ -66,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     limits = ServerLimits(
         max_body_bytes=body, max_buffered_bytes=max(body, ServerLimits().max_buffered_bytes),
         read_timeout_s=args.read_timeout, request_timeout_s=args.timeout, solve_seconds=args.solve_seconds,
+        solve_positions=args.solve_positions,
         worker_memory_mb=args.worker_memory_mb, max_connections=args.max_connections, max_queued=args.max_queued,
         max_samples=args.max_samples,
     )  # fmt: skip

@@ -31,7 +31,7 @@ def test_a_label_past_its_solve_budget__pays_0_with_the_reason_and_its_other_sam
     logs = json.loads(reply.body)
     assert logs["rewards"] == [0.0, 0.0, 0.0, 1.0]
     assert logs["extra_logs"]["vgau_over_budget"] == [1.0, 1.0, 1.0, 0.0]
-    assert 0.3 <= took < 0.3 + 2.0  # one budget, not three
+    assert took < 0.3 + 2.0  # one budget, not three (its positions may run out before its seconds)
 
 
 def test_the_request_deadline__caps_a_samples_budget_and_stops_the_rest(reward_rows: list[dict[str, Any]]) -> None:
@@ -39,7 +39,7 @@ def test_the_request_deadline__caps_a_samples_budget_and_stops_the_rest(reward_r
     body = json.dumps({"query": [PROMPT + BOMB_ANSWER, PROMPT + BOMB_ANSWER + " "], "prompts": [PROMPT] * 2,
                        "labels": [bomb, json.dumps({"ground_truth": bomb, "family": "parking"})]}).encode()  # fmt: skip
     start = time.monotonic()
-    reply = answer(body, 0.4, "progress", ServerLimits(solve_seconds=10))
+    reply = answer(body, 0.4, "progress", ServerLimits(solve_seconds=10, solve_positions=10**9))  # time binds
     assert reply.status == 504 and "deadline" in json.loads(reply.body)["error"]
     assert time.monotonic() - start < 0.4 + 1.0
 

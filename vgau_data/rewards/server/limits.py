@@ -22,8 +22,9 @@ class ServerLimits:
             from its connection (or its previous reply); a slow or idle sender is then cut off.
         request_timeout_s: the work's deadline (waiting for a worker, then scoring); past it
             the worker is killed and replaced and the reply is 504.
-        solve_seconds: each label's solve budget within a request; past it (or the core's
-            positions budget) the sample pays 0 and ``extra_logs.vgau_over_budget`` is 1.
+        solve_seconds: each label's solve budget within a request; past it (or past
+            ``solve_positions``) the sample pays 0 and ``extra_logs.vgau_over_budget`` is 1.
+        solve_positions: positions each label's solve may meet (the core's ``SolveBudget``).
         max_connections: open connections; one more is answered 503 at once.
         max_queued: requests waiting for a worker; one more is answered 503.
         backlog: the kernel's queue of connections not yet accepted.
@@ -37,6 +38,7 @@ class ServerLimits:
     read_timeout_s: float = 10.0
     request_timeout_s: float = 30.0
     solve_seconds: float = 5.0
+    solve_positions: int = 200_000
     max_connections: int = 1024
     max_queued: int = 1024
     backlog: int = 1024

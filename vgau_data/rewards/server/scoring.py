@@ -2,7 +2,7 @@
 
 Runs in a worker process (``vgau_data.rewards.server.workers``), never on the server's
 event loop. The body's values are counted before it is parsed (``body.too_many_values``);
-each sample is scored with the core's ``SolveBudget`` (its default positions, and
+each sample is scored with the core's ``SolveBudget`` (``solve_positions``, and
 ``solve_seconds`` or what is left of the request's deadline, if less) under a timer of the
 same seconds (checked every 0.1 s): a label whose solve runs out of either, or out of the
 worker's memory, pays 0 with ``vgau_over_budget`` 1 in ``extra_logs``, and so does every later sample of that label in the request (the solve
@@ -22,7 +22,7 @@ from typing import Any
 from vgau_data import safe_json
 from vgau_data.errors import VgauError
 from vgau_data.puzzles.parking.search import SearchLimitError
-from vgau_data.rewards import DEFAULT_BUDGET, Score, SolveBudget, get_kind, score
+from vgau_data.rewards import Score, SolveBudget, get_kind, score
 from vgau_data.rewards.openrlhf import LOGGED, read_label, response_text
 from vgau_data.rewards.server.body import too_many_values
 from vgau_data.rewards.server.limits import ServerLimits
@@ -58,7 +58,7 @@ def answer(body: bytes, seconds_left: float, kind: str, limits: ServerLimits) ->
     try:
         queries, prompts, labels = _read(body, limits)
         del body
-        reply, recycle = _score_all(queries, prompts, labels, kind, limits.solve_seconds, deadline)
+        reply, recycle = _score_all(queries, prompts, labels, kind, limits, deadline)
     except Refusal as refusal:
         return Answer(refusal.status, error_body(str(refusal)))
     return Answer(200, json.dumps(reply).encode(), recycle)
@@ -91,7 +91,7 @@ def _read(body: bytes, limits: ServerLimits) -> tuple[list[Any], list[Any], list
 
 
 def _score_all(
-    queries: list[Any], prompts: list[Any], labels: list[Any], kind: str, solve_seconds: float, deadline: float
+    queries: list[Any], prompts: list[Any], labels: list[Any], kind: str, limits: ServerLimits, deadline: float
 ) -> tuple[dict[str, Any], bool]:
     """OpenRLHF's reply (``rewards``, ``scores``, ``extra_logs``) and whether the worker ran out of memory."""
     chosen = get_kind(kind)
@@ -114,9 +114,9 @@ def _score_all(
             record = None
             if (truth, family, optimum) not in spent:
                 try:
-                    _Alarm.ends = now + min(solve_seconds, deadline - now)
+                    _Alarm.ends = now + min(limits.solve_seconds, deadline - now)
                     record = _score_one(response_text(query, prompt), truth, family, optimum, chosen.needs_progress,
-                                        SolveBudget(DEFAULT_BUDGET.positions, max(_Alarm.ends - now, 1e-3)))
+                                        SolveBudget(limits.solve_positions, max(_Alarm.ends - now, 1e-3)))
                     if record.budget_exceeded:
                         spent.add((truth, family, optimum))
                         record = None
@@ -143,7 +143,7 @@ def _score_all(
 
 def _score_one(text: str, truth: str, family: str | None, optimum: int | None, progress: bool,
                budget: SolveBudget) -> Score:
-    """The core's score of one sample within the label's solve budget (``DEFAULT_BUDGET``'s positions, the
+    """The core's score of one sample within the label's solve budget (``solve_positions``, the
     seconds left to the label): a search that meets it comes back as ``Score.budget_exceeded``. ``_Alarm``
     still stops anything slower to notice, and the parent's kill anything slower than that."""
     return score(text, truth, family=family, optimal_length=optimum, progress=progress, budget=budget)
