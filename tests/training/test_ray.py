@@ -52,9 +52,29 @@ def cluster():
             os.environ["PYTHONPATH"] = saved
     ray.init(address=two.address, logging_level="WARNING", log_to_driver=False)
     two.wait_for_nodes()
+    _warm(ray, [two.head_node.node_id, worker.node_id])
     yield two, worker
     ray.shutdown()
     two.shutdown()
+
+
+def _warm(ray, node_ids: list[str]) -> None:
+    """A worker process on each node that has imported what the shards need, before any test runs.
+
+    On a loaded machine a node's first worker process can take longer to start and import
+    than the other node takes to build every shard; the node-removal test then finds no
+    shard running on the node it removes."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    @ray.remote(num_cpus=1)
+    def imported() -> str:
+        import tests.training.ray_spy  # noqa: F401  (what logged_build_shard imports)
+
+        return ray.get_runtime_context().get_node_id()
+
+    calls = [imported.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote()
+             for node in node_ids]
+    assert ray.get(calls, timeout=120) == node_ids
 
 
 @pytest.fixture(scope="module")
