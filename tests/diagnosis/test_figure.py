@@ -40,3 +40,20 @@ def test_plot_figures__one_per_family_and_all(tmp_path: Path) -> None:
 def test_plot_figure3__nothing_measured_draws_nothing(tmp_path: Path) -> None:
     empty = Diagnosis(("easy",), ["maze"])
     assert plot_figure3(empty, tmp_path / "f.png") is None and not (tmp_path / "f.png").exists()
+
+
+def test_plot_figure3__the_title_says_what_a_point_rests_on(tmp_path: Path, monkeypatch) -> None:
+    from vgau_data.metrics.plots import pyplot
+
+    plt = pyplot()
+    closed = []
+    monkeypatch.setattr(plt, "close", closed.append)
+    found = _diagnosis(False)
+    plot_figure3(found, tmp_path / "f.png")
+    assert closed[0]._suptitle.get_text().endswith("easy rows, 20 rows a point, 3 runs (LPIPS: pass --lpips-weights)")
+    vr = next(c for c in found.accuracy if c.paradigm == "vr")
+    found.accuracy[vr] = {f: Accuracy(0.1, 0.1, 12, 1) for f in ("maze", ALL)}  # one condition ran fewer rows, once
+    plot_figure3(found, tmp_path / "g.png")
+    assert closed[1]._suptitle.get_text().endswith("easy rows, 12-20 rows a point, 1-3 runs (LPIPS: pass --lpips-weights)")
+    for figure in closed:
+        plt.close(figure)

@@ -87,11 +87,14 @@ class TableReader(HTMLParser):
             self._in_body = True
         elif tag == "tr" and self._in_body and "data-model" in attributes:
             self.rows.append({"model": attributes["data-model"], "protocol": attributes["data-protocol"], "cells": {},
-                              "status": attributes.get("data-status"), "details": []})
+                              "status": attributes.get("data-status"), "details": [], "per_family": {}})
         elif tag == "tr" and self._in_body:  # the details row under the last table row
             self._details = self.rows[-1]["details"]
         elif tag in ("dt", "dd") and self._details is not None:
             self._cell = {"details": tag}
+            self._texts = []
+        elif tag == "span" and "data-cell" in attributes and self._details is not None:
+            self._cell = {"per_family": attributes["data-cell"] or ""}
             self._texts = []
         elif tag == "td" and self._in_body:
             self._cell = {key: value or "" for key, value in attributes.items()}
@@ -112,6 +115,9 @@ class TableReader(HTMLParser):
             self._details = None
         elif tag in ("dt", "dd") and self._cell is not None and self._details is not None:
             self._details.append("".join(self._texts))
+            self._cell = None
+        elif tag == "span" and self._cell is not None and "per_family" in self._cell:
+            self.rows[-1]["per_family"][self._cell["per_family"]] = "".join(self._texts)
             self._cell = None
         elif tag == "td" and self._cell is not None:
             if "data-col" in self._cell:
@@ -211,6 +217,18 @@ def test_leaderboard__runs_std_coverage_and_settings_of_real_lmms_eval_runs(
     assert shown[("lmms-limit2", "direct")]["cells"]["std"] == "\u2013"  # one run
     pairs = dict(zip(text_cot["details"][::2], text_cot["details"][1::2]))
     assert pairs["tasks.generation_kwargs.until"] == "[] (6 tasks)" and pairs["harness"].startswith("lmms-eval")
+    # the details give every family's cells with their spread over the two runs
+    assert set(text_cot["per_family"]) == {key for family in results["per_family"]
+                                           for key in (family, *(f"{family}/{level}" for level in DIFFICULTIES))}  # fmt: skip
+    for family, levels in results["per_family_difficulty"].items():
+        for level, cell in levels.items():
+            shown_cell = text_cot["per_family"][f"{family}/{level}"]
+            assert shown_cell == " / ".join(f"{expected_text(cell[f'{m}_accuracy'])}\u00b1{expected_text(cell[f'{m}_accuracy_std'])}"
+                                            for m in ("optimal", "feasible")), (family, level, shown_cell)  # fmt: skip
+    assert any(cell["optimal_accuracy_std"] > 0 for levels in results["per_family_difficulty"].values()
+               for cell in levels.values())  # a cell that did spread  # fmt: skip
+    one_run = shown[("lmms-limit2", "direct")]["per_family"]
+    assert one_run and all("\u00b1" not in text for text in one_run.values())
 
 
 def test_leaderboard__a_subset_and_a_complete_submission_are_told_apart(

@@ -86,6 +86,15 @@ def test_runs__mean_and_spread_with_a_missing_run(references: ReferenceSet, orac
     assert result["errors"] == {"missing": len(references.rows)}, "errors add up over runs"
     assert result["optimal_accuracy"] == pytest.approx(2 / 3)
     assert result["optimal_accuracy_std"] == pytest.approx((2 / 9) ** 0.5)
+    for cells in result["per_family_difficulty"].values():  # every cell has its own spread: the plots' error bars
+        for cell in cells.values():
+            assert cell["optimal_accuracy_std"] == pytest.approx((2 / 9) ** 0.5) and cell["parse_rate_std"] >= 0
+    maze = {row.id for row in references.rows if row.task == "maze"}
+    run1 = tuple(replace(r, run=1) for r in run0.records if r.id not in maze)  # run 1 leaves maze out
+    two = protocol_results(score_submission(replace(run0, records=run0.records + run1), references))[2]["direct"]
+    spread = {family: {c["optimal_accuracy_std"] for c in cells.values()} for family, cells in two["per_family_difficulty"].items()}
+    assert spread.pop("maze") == {0.5} and set(spread) and all(s == {0.0} for s in spread.values()), spread
+    assert two["per_family"]["maze"]["optimal_accuracy_std"] == 0.5
     assert [r["optimal_accuracy"] for r in result["per_run"]] == [1.0, 0.0, 1.0]
     assert result["missing"] == [0, len(references.rows), 0]
 

@@ -103,11 +103,16 @@ def test_plot__title_gives_coverage_and_spread_and_an_unasked_difficulty_draws_n
     monkeypatch.setattr(plt, "close", closed.append)
     result = {"optimal_accuracy": 0.5, "optimal_accuracy_std": 0.25, "runs": 2,
               "coverage": {"answered": [23, 23], "rows": 36, "complete": False},
-              "per_family_difficulty": {"maze": {"easy": {"optimal_accuracy": 0.5, "feasible_accuracy": 1.0}}}}
+              "per_family_difficulty": {"maze": {"easy": {"optimal_accuracy": 0.5, "optimal_accuracy_std": 0.125,
+                                                          "feasible_accuracy": 1.0}}}}  # fmt: skip
     plots.plot_protocol("m", "direct", result, tmp_path / "p.png", families=["maze"])
     (ax,) = closed[0].axes
     assert ax.get_title() == "m / direct: 50.0 ± 25.0% optimal (2 runs), 23/36 rows answered"
     heights = sorted(bar.get_height() for bar in ax.patches)
     assert heights == [50.0, 100.0]  # easy only: medium and hard were never asked, so no 0 bars ...
     assert [t.get_text() for t in ax.texts] == ["-", "-"]  # ... but a "-" each
+    spreads = [[list(point) for point in segment] for c in ax.containers if getattr(c, "errorbar", None) is not None
+               for lines in c.errorbar.lines[2] for segment in lines.get_segments()]  # fmt: skip
+    assert spreads == [[[-0.26, 37.5], [-0.26, 62.5]]]  # the easy bar's ± 12.5
+    assert "± std over 2 runs" in ax.get_ylabel()
     plt.close(closed[0])

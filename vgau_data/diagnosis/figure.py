@@ -77,14 +77,28 @@ def plot_figure3(diagnosis: Diagnosis, out_path: str | Path, *, family: str = AL
     fig.legend(handles=handles, loc="lower center", ncols=min(len(handles), 6), fontsize=8, frameon=False)
     where = "all families" if family == ALL else family
     note = "" if diagnosis.lpips is not None else " (LPIPS: pass --lpips-weights)"
-    fig.suptitle(f"Accuracy against generation fidelity: {where}, {'/'.join(diagnosis.difficulties)} rows{note}",
-                 fontsize=11)  # fmt: skip
+    fig.suptitle(f"Accuracy against generation fidelity: {where}, {'/'.join(diagnosis.difficulties)} rows, "
+                 f"{_coverage(diagnosis, paradigms, family)}{note}", fontsize=11)  # fmt: skip
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
     out_path = Path(out_path)
     with safe_io.atomic_writer(out_path) as handle:
         fig.savefig(handle, format=out_path.suffix.lstrip(".") or "png")
     plt.close(fig)
     return out_path
+
+
+def _coverage(diagnosis: Diagnosis, paradigms: list[str], family: str) -> str:
+    """What a point rests on: its rows and runs (ranges where points differ), e.g. ``"23-36 rows a point, 3 runs"``."""
+    cells = [by_family[family] for condition, by_family in diagnosis.accuracy.items()
+             if condition.paradigm in paradigms and family in by_family]  # fmt: skip
+
+    def span(values: set[int]) -> str:
+        return f"{min(values)}-{max(values)}" if len(values) > 1 else f"{min(values)}"
+
+    if not cells:
+        return "no rows scored"
+    runs = {cell.runs for cell in cells}
+    return f"{span({cell.n for cell in cells})} rows a point, {span(runs)} run{'s' if max(runs) > 1 else ''}"
 
 
 def _panel(ax: Any, diagnosis: Diagnosis, paradigm: str, family: str, axis: str, colour: dict[str, str]) -> None:

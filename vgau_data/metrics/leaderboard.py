@@ -57,11 +57,12 @@ LEADERBOARD_FILES: tuple[str, ...] = ("index.html", "README.md", "leaderboard.js
 METRICS: tuple[str, ...] = ("optimal", "feasible")
 
 
-def _rate(cell: Mapping[str, Any] | None, metric: str) -> float | None:
-    """The cell's accuracy when it is a finite number in [0, 1] (anything else is shown as unknown)."""
+def _rate(cell: Mapping[str, Any] | None, metric: str, suffix: str = "") -> float | None:
+    """The cell's accuracy (``suffix="_std"``: its spread over runs) when it is a finite number in [0, 1]
+    (anything else is shown as unknown)."""
     if not isinstance(cell, Mapping):
         return None
-    value = cell.get(f"{metric}_accuracy")
+    value = cell.get(f"{metric}_accuracy{suffix}")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, int) and not 0 <= value <= 1:  # also keeps a 400-digit integer out of float()
@@ -82,8 +83,9 @@ def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, 
 
     Each row: ``model``, ``protocol``, ``runs``, ``n``, ``dataset`` (source, revision,
     fingerprint), ``source_file``, per metric ``cells``: ``"<family>/<difficulty>"``,
-    ``"<family>"`` and ``"overall"`` -> accuracy (None where the results have no such cell)
-    and ``std`` (over runs), then ``coverage`` (``answered`` per run, ``rows``; None when
+    ``"<family>"`` and ``"overall"`` -> accuracy (None where the results have no such cell),
+    ``spread`` (the same keys -> std over runs, None where not recorded) and ``std`` (the
+    overall one), then ``coverage`` (``answered`` per run, ``rows``; None when
     not recorded), ``status`` (one of ``STATUSES``) and ``details`` (``[key, value]`` lines).
 
     Raises:
@@ -103,15 +105,17 @@ def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, 
             per_family = result.get("per_family") if isinstance(result.get("per_family"), Mapping) else {}
             per_cell = result.get("per_family_difficulty") if isinstance(result.get("per_family_difficulty"), Mapping) else {}
             cells: dict[str, dict[str, float | None]] = {}
+            spread: dict[str, dict[str, float | None]] = {}
             for metric in METRICS:
-                values: dict[str, float | None] = {}
-                for family in FAMILIES:
-                    levels = per_cell.get(family) if isinstance(per_cell.get(family), Mapping) else {}
-                    for level in DIFFICULTIES:
-                        values[f"{family}/{level}"] = _rate(levels.get(level), metric)
-                    values[family] = _rate(per_family.get(family), metric)
-                values["overall"] = _rate(result, metric)
-                cells[metric] = values
+                for table, suffix in ((cells, ""), (spread, "_std")):
+                    values: dict[str, float | None] = {}
+                    for family in FAMILIES:
+                        levels = per_cell.get(family) if isinstance(per_cell.get(family), Mapping) else {}
+                        for level in DIFFICULTIES:
+                            values[f"{family}/{level}"] = _rate(levels.get(level), metric, suffix)
+                        values[family] = _rate(per_family.get(family), metric, suffix)
+                    values["overall"] = _rate(result, metric, suffix)
+                    table[metric] = values
             rows.append({
                 "model": str(model),
                 "protocol": str(protocol),
@@ -121,6 +125,7 @@ def leaderboard_rows(results: Mapping[str, Any], source: str) -> list[dict[str, 
                             for key in ("source", "revision", "fingerprint")},
                 "source_file": source,
                 "cells": cells,
+                "spread": spread,
                 **_scope(body[META_KEY], result, str(protocol)),
             })
     return rows

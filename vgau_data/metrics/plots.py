@@ -62,11 +62,15 @@ def headline(result: Mapping[str, Any]) -> str:
 def plot_protocol(
     model: str, protocol: str, result: Mapping[str, Any], out_path: str | Path, *, families: Sequence[str] | None = None
 ) -> Path:
-    """One grouped bar chart: x = family, bars = easy/medium/hard optimal accuracy; feasible as outlines."""
+    """One grouped bar chart: x = family, bars = easy/medium/hard optimal accuracy; feasible as outlines.
+
+    Over several runs each bar carries its cell's spread (``optimal_accuracy_std``) as an error bar.
+    """
     plt = pyplot()
     per_cell = result.get("per_family_difficulty", {})
     names = list(families) if families is not None else list(per_cell)
     width = 0.26
+    runs = int(result.get("runs", 1))
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(names) + 2), 3.6), dpi=100)
     for offset, difficulty in enumerate(DIFFICULTIES):
         asked = [(i + (offset - 1) * width, per_cell[n][difficulty]) for i, n in enumerate(names)
@@ -75,14 +79,15 @@ def plot_protocol(
         colour = DIFFICULTY_COLOURS[difficulty]
         ax.bar(xs, [100 * cell.get("feasible_accuracy", 0.0) for _, cell in asked], width, fill=False,
                edgecolor=colour, linestyle="--", linewidth=0.8)
+        spread = [100 * cell.get("optimal_accuracy_std", 0.0) for _, cell in asked] if runs > 1 else None
         ax.bar(xs, [100 * cell.get("optimal_accuracy", 0.0) for _, cell in asked], width, color=colour,
-               label=difficulty)
+               label=difficulty, yerr=spread, capsize=2, error_kw={"linewidth": 0.8})
         for i, name in enumerate(names):  # a difficulty never asked is "-", not a 0 bar
             if difficulty not in per_cell.get(name, {}):
                 ax.text(i + (offset - 1) * width, 1, "-", ha="center", va="bottom", color=colour, fontsize=9)
     ax.set_xticks(range(len(names)), names)
     ax.set_ylim(0, 118)
-    ax.set_ylabel("optimal accuracy (%)\n(dashed: feasible)")
+    ax.set_ylabel("optimal accuracy (%)\n(dashed: feasible)" + (f"\nbars: ± std over {runs} runs" if runs > 1 else ""))
     ax.set_title(f"{model} / {protocol}: {headline(result)}", fontsize=10)
     ax.legend(loc="upper right", fontsize=8, ncols=3)
     fig.tight_layout()

@@ -208,8 +208,9 @@ def mean_over_runs(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
     Every rate becomes its mean (an int equal in every run, such as ``n``, stays as is);
     ``errors`` becomes the total count over runs; ``<rate>_std`` (population std over
-    runs), ``runs`` and ``per_run`` (the overall rates of each run) are added at the top
-    level.
+    runs) is added beside each of the three rates at every level (overall, per family,
+    per family and difficulty: the plots' error bars), and ``runs`` and ``per_run`` (the
+    overall rates of each run) at the top level.
     """
     if not results:
         raise ValueError("mean_over_runs needs at least one run")
@@ -226,13 +227,17 @@ def mean_over_runs(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 merged[key] = sum(float(v or 0) for v in values) / len(values)
             elif isinstance(value, Mapping):
                 merged[key] = mean_of([v if isinstance(v, Mapping) else {} for v in values])
+        for key in _SPREAD_RATES:
+            if key in merged:
+                spread = [float(d.get(key) or 0) for d in dicts]
+                merged[f"{key}_std"] = math.sqrt(sum((x - merged[key]) ** 2 for x in spread) / len(spread))
         return merged
 
     merged = mean_of(results)
-    for key in ("optimal_accuracy", "feasible_accuracy", "parse_rate"):
-        values = [float(r[key]) for r in results]
-        mean = sum(values) / len(values)
-        merged[f"{key}_std"] = math.sqrt(sum((x - mean) ** 2 for x in values) / len(values))
     merged["runs"] = len(results)
-    merged["per_run"] = [{key: r[key] for key in ("optimal_accuracy", "feasible_accuracy", "parse_rate")} for r in results]
+    merged["per_run"] = [{key: r[key] for key in _SPREAD_RATES} for r in results]
     return merged
+
+
+_SPREAD_RATES = ("optimal_accuracy", "feasible_accuracy", "parse_rate")
+"""The rates ``mean_over_runs`` gives a spread over runs, at every level."""
