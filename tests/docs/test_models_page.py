@@ -67,4 +67,8 @@ def test_models_page__backends_are_registered_and_commands_parse() -> None:
         except SystemExit:
             pytest.fail(f"{heading}: `{command}` does not parse")
         assert args.backend in BACKENDS and (args.generator is None or args.generator in BACKENDS)
+        if args.backend == "openai":  # its options, reasoning switches included, build the backend (no request sent)
+            from vgau_data.cli.run import build_backend
+
+            assert build_backend(args, []).model == args.model
         assert row[1] == "none" or args.backend in backends or args.generator in backends, (heading, row)

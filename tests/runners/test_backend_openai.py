@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import time
 import tracemalloc
@@ -116,6 +117,34 @@ def test_openai__checks_its_arguments() -> None:
         OpenAIBackend("m", base_url="127.0.0.1:8000")
     with pytest.raises(BackendError, match="--model"):
         OpenAIBackend("", base_url="http://x/v1")
+
+
+def test_openai__extra_body_sends_a_vendor_switch_and_is_part_of_the_models_identity(fake_server) -> None:
+    server = fake_server(lambda body, headers: "ok")
+    thinking = _backend(server.url, extra_body={"enable_thinking": True, "thinking": {"type": "enabled"}})
+    thinking.chat([Conversation((user("hi"),))], GenParams(max_new_tokens=8))
+    _, body = server.requests[0]
+    assert body["enable_thinking"] is True and body["thinking"] == {"type": "enabled"} and body["max_tokens"] == 8
+    plain = _backend(server.url)
+    assert thinking.fingerprint() != plain.fingerprint()
+    assert plain.fingerprint() == hashlib.sha256(f"openai:{plain.base_url}:tiny-served".encode()).hexdigest()  # unchanged
+    assert thinking.describe()["extra_body"] == {"enable_thinking": True, "thinking": {"type": "enabled"}}
+    assert "extra_body" not in plain.describe()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"temperature": 1.0}, "may not set temperature"),
+        ({"max_completion_tokens": 9, "seed": 1}, "may not set max_completion_tokens, seed"),
+        (["enable_thinking"], "must be a JSON object"),
+        ({"x": float("nan")}, "JSON values only"),
+        ({"x": "a" * 20_000}, "at most 16,384"),
+    ],
+)
+def test_openai__extra_body_that_would_override_or_is_not_json_is_refused(extra: Any, message: str) -> None:
+    with pytest.raises(BackendError, match=message):
+        OpenAIBackend("m", base_url="http://x/v1", extra_body=extra)
 
 
 def test_openai__a_batch_keeps_its_order_under_concurrency(fake_server) -> None:
@@ -345,6 +374,24 @@ def test_run__temperature_nan_is_refused_before_anything_is_sent(fake_server, da
     assert main(args) == 2
     assert server.requests == [] and not list(tmp_path.iterdir())
     assert "--temperature: expected a finite number" in capsys.readouterr().err
+
+
+def test_run__extra_body_from_the_command_line_reaches_every_request_and_the_record_header(
+    fake_server, dataset_dir, tmp_path
+) -> None:
+    from vgau_data.cli import main
+
+    server = fake_server(lambda body, headers: '<ANSWER_JSON>["up"]</ANSWER_JSON>')
+    args = ["run", "--dataset", str(dataset_dir), "--out", str(tmp_path), "--backend", "openai", "--base-url",
+            server.url, "--model", "m", "--protocol", "direct", "--limit", "2", "--no-progress",
+            "--backend-arg", 'extra_body={"reasoning_effort": "high"}']  # fmt: skip
+    assert main(args) == 0
+    assert server.requests and all(body["reasoning_effort"] == "high" for _, body in server.requests)
+    (records,) = tmp_path.rglob("run-0.jsonl")
+    (submission,) = tmp_path.rglob("submission.jsonl")
+    assert json.loads(records.read_text().splitlines()[0])["backend"]["extra_body"] == {"reasoning_effort": "high"}
+    header = json.loads(submission.read_text().splitlines()[0])
+    assert header["settings"]["backend"]["extra_body"] == {"reasoning_effort": "high"}
 
 
 def _replies(*replies: tuple[bytes, bytes]):

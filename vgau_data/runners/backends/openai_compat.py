@@ -34,7 +34,7 @@ import math
 import os
 import time
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -165,6 +165,10 @@ class OpenAIBackend:
         max_reply_mb: largest reply read, MiB (a chat completion is a few kB).
         max_tokens_field: ``max_tokens`` (vLLM, SGLang, most APIs) or
             ``max_completion_tokens`` (newer OpenAI models).
+        extra_body: vendor fields added to every request body, such as a reasoning
+            switch (``{"enable_thinking": true}``, ``{"reasoning_effort": "high"}``); they
+            change what the model does, so they are part of its fingerprint and its record
+            header, and may not override the fields this backend sets.
         sleep: injectable for tests.
     """
 
@@ -183,6 +187,7 @@ class OpenAIBackend:
         timeout_s: float = 600.0,
         max_reply_mb: int = 4,
         max_tokens_field: str = "max_tokens",
+        extra_body: Mapping[str, Any] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not model:
@@ -204,6 +209,8 @@ class OpenAIBackend:
         self.timeout_s = timeout_s
         self.max_reply_bytes = max_reply_mb * 1024 * 1024
         self.max_tokens_field = max_tokens_field
+        self.extra_body = _checked_extra_body(extra_body, {"model", "messages", "temperature", "top_p", "seed",
+                                                            "stream", "n", "max_tokens", "max_completion_tokens"})  # fmt: skip
         self.sleep = sleep
 
     # -- the interface --------------------------------------------------------------
@@ -217,7 +224,11 @@ class OpenAIBackend:
         return completions
 
     def fingerprint(self) -> str:
-        return hashlib.sha256(f"openai:{self.base_url}:{self.model}".encode()).hexdigest()
+        return hashlib.sha256(f"openai:{self.base_url}:{self.model}{self._extra_identity()}".encode()).hexdigest()
+
+    def _extra_identity(self) -> str:
+        """``extra_body`` as canonical JSON, appended to the fingerprint's text (nothing when unset: old runs keep theirs)."""
+        return f":{json.dumps(self.extra_body, sort_keys=True)}" if self.extra_body else ""
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -226,6 +237,7 @@ class OpenAIBackend:
             "base_url": self.base_url,
             "concurrency": self.concurrency,
             "max_retries": self.max_retries,
+            **({"extra_body": self.extra_body} if self.extra_body else {}),
         }
 
     # -- one request ----------------------------------------------------------------
@@ -241,7 +253,7 @@ class OpenAIBackend:
         }
         if gen.seed is not None:
             body["seed"] = gen.seed
-        return body
+        return body | self.extra_body
 
     def _headers(self, conversation: Conversation) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -375,3 +387,26 @@ def _redacted(completion: Completion, secrets: Sequence[str]) -> Completion:
     """A reply that echoes the key must not carry it into records."""
     text = scrub_secrets(completion.text, secrets)
     return completion if text == completion.text else dataclasses.replace(completion, text=text)
+
+
+MAX_EXTRA_BODY_BYTES = 16 * 1024
+"""Largest ``extra_body`` sent (a vendor switch is a few bytes; this is no place for a prompt)."""
+
+
+def _checked_extra_body(extra: Any, reserved: set[str]) -> dict[str, Any]:
+    """``extra`` as a plain JSON object, or BackendError saying what is wrong with it."""
+    if extra is None:
+        return {}
+    if not isinstance(extra, Mapping) or not all(isinstance(key, str) for key in extra):
+        raise BackendError(f'extra_body must be a JSON object, e.g. --backend-arg \'extra_body={{"enable_thinking": true}}\', got {extra!r:.80}')
+    clash = sorted(set(extra) & reserved)
+    if clash:
+        raise BackendError(f"extra_body may not set {', '.join(clash)}: the backend sets it (use the run's own options)")
+    try:
+        text = json.dumps(dict(extra), allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise BackendError(f"extra_body must hold JSON values only ({error})") from None
+    if len(text) > MAX_EXTRA_BODY_BYTES:
+        raise BackendError(f"extra_body is {len(text):,} bytes of JSON; at most {MAX_EXTRA_BODY_BYTES:,}")
+    return json.loads(text)
+

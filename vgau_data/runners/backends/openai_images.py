@@ -74,6 +74,8 @@ class OpenAIImageGenerator(OpenAIBackend):
     def __init__(self, model: str, *, endpoint: Endpoint = "edits", size: str | None = None, **options: Any) -> None:
         options.setdefault("max_reply_mb", 64)  # base64 images are big
         super().__init__(model, **options)
+        if self.extra_body:  # its image bodies are not chat bodies: a vendor field would land nowhere checked
+            raise BackendError("extra_body is an option of the openai chat backend, not of openai-image")
         if endpoint not in ENDPOINTS:
             raise BackendError(f"endpoint must be one of {', '.join(ENDPOINTS)}, got {endpoint!r}")
         self.endpoint = endpoint
