@@ -117,6 +117,18 @@ def test_generations__posts_json(server) -> None:
     assert json.loads(log[0][2]) == {"model": "editor", "prompt": "Add a red grid.", "n": 1, "response_format": "b64_json"}
 
 
+def test_generations__extra_body_joins_the_json_body_and_the_fingerprint(server) -> None:
+    url, log = server(lambda path, headers, body: (200, {"data": [{"b64_json": _png_b64(BOARD)}]}))
+    backend = _gen(base_url=url, endpoint="generations", extra_body={"quality": "high"})
+    assert backend.generate([_request()], GenParams())[0].ok
+    assert json.loads(log[0][2])["quality"] == "high"
+    assert backend.fingerprint() != _gen(base_url=url, endpoint="generations").fingerprint()
+    with pytest.raises(BackendError, match="endpoint=chat or generations"):
+        _gen(endpoint="edits", extra_body={"quality": "high"})
+    with pytest.raises(BackendError, match="may not set prompt"):
+        _gen(endpoint="generations", extra_body={"prompt": "other"})
+
+
 def test_chat__a_unified_model_answers_and_draws_in_one_object(server) -> None:
     def reply(path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
         request = json.loads(body)

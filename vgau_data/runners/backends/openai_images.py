@@ -74,10 +74,13 @@ class OpenAIImageGenerator(OpenAIBackend):
     def __init__(self, model: str, *, endpoint: Endpoint = "edits", size: str | None = None, **options: Any) -> None:
         options.setdefault("max_reply_mb", 64)  # base64 images are big
         super().__init__(model, **options)
-        if self.extra_body:  # its image bodies are not chat bodies: a vendor field would land nowhere checked
-            raise BackendError("extra_body is an option of the openai chat backend, not of openai-image")
         if endpoint not in ENDPOINTS:
             raise BackendError(f"endpoint must be one of {', '.join(ENDPOINTS)}, got {endpoint!r}")
+        if self.extra_body and endpoint == "edits":
+            raise BackendError("extra_body goes into JSON bodies: endpoint=chat or generations (edits is a multipart form)")
+        clash = sorted(set(self.extra_body) & {"modalities", "prompt", "size", "response_format"})
+        if clash:
+            raise BackendError(f"extra_body may not set {', '.join(clash)}: the backend sets it")
         self.endpoint = endpoint
         self.size = size
         self.capabilities = {
@@ -94,7 +97,8 @@ class OpenAIImageGenerator(OpenAIBackend):
             return list(pool.map(lambda request: self._generate_one(request, gen), requests))
 
     def fingerprint(self) -> str:
-        return hashlib.sha256(f"openai-image:{self.endpoint}:{self.base_url}:{self.model}".encode()).hexdigest()
+        identity = f"openai-image:{self.endpoint}:{self.base_url}:{self.model}{self._extra_identity()}"
+        return hashlib.sha256(identity.encode()).hexdigest()
 
     def describe(self) -> dict[str, Any]:
         return super().describe() | {"backend": self.name, "endpoint": self.endpoint, "capabilities": sorted(self.capabilities)}
@@ -114,12 +118,13 @@ class OpenAIImageGenerator(OpenAIBackend):
             }
             if gen.seed is not None:
                 body["seed"] = gen.seed
+            body |= self.extra_body
             return self._url("/chat/completions"), json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"}
         fields = {"model": self.model, "prompt": request.instruction, "n": "1", "response_format": "b64_json"}
         if self.size:
             fields["size"] = self.size
         if self.endpoint == "generations":
-            body = dict(fields, n=1)
+            body = dict(fields, n=1) | self.extra_body
             return self._url("/images/generations"), json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"}
         if not request.images:
             raise BadImageReply("the edits endpoint needs the board as input image")
