@@ -83,7 +83,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"verl": out / "verl_rows", "openrlhf": out / "orlhf_rows"}
 
 
-INSTALL_HERE = {**INSTALL, "VGAU_VERL_PYTHON": INSTALL["VGAU_VERL_PYTHON"].replace("qwen-vl-utils", "qwen-vl-utils isal")}
+INSTALL_HERE = {**INSTALL, "VGAU_VERL_PYTHON": INSTALL["VGAU_VERL_PYTHON"].replace("qwen-vl-utils", "qwen-vl-utils isal cachetools uvicorn fastapi")}
 """The tool venvs, as ``.ci/run`` installs them (verl's also imports vgau_data, which needs isal)."""
 
 
@@ -167,3 +167,43 @@ def test_readme_openrlhf_command__parses_with_openrlhfs_own_parser_and_loads_the
     oracle = FAMILIES[family].format_answer(FAMILIES[family].solve(FAMILIES[family].from_json(FIXED_STATES[family])).answer)
     paid = module.reward_func(["P" + oracle, "P[]"], ["P", "P"], [row["label"]] * 2)
     assert [float(value) for value in paid["rewards"]] == [1.0, 0.0]
+
+
+def _docs_tools_yaml() -> str:
+    """The tool declaration docs/rewards.md prints (its ``# tools.yaml`` block), verbatim."""
+    text = (ROOT / "docs" / "rewards.md").read_text(encoding="utf-8")
+    (block,) = [fence for fence in re.findall(r"```yaml\n(.*?)```", text, flags=re.DOTALL) if "# tools.yaml" in fence]
+    return block
+
+
+def test_docs_verl_step_tool__loads_through_verls_tool_registry_and_its_episodes_score(
+    export: dict[str, Path], tmp_path: Path
+) -> None:
+    """verl 0.9.1's ``load_all_tools`` builds the tool from the docs' YAML; ``ToolAgentLoop._call_tool`` plays each
+    exported row's oracle episode (score 1) and an episode broken after one step (score 0), boards as images."""
+    import pyarrow.parquet as pq
+
+    from vgau_data.rewards.verl import TOOL_NAME, multi_turn_extra_info
+
+    episodes, lengths = [], []
+    for family in FIXED_STATES:
+        (file,) = sorted((export["verl"] / family).glob("train/*.parquet"))
+        row = pq.read_table(file).to_pylist()[0]
+        spec, truth = FAMILIES[family], row["reward_model"]["ground_truth"]
+        state = spec.from_json(truth)
+        moves = [spec.format_step(step) for step in spec.oracle_steps(state, spec.solve(state).answer)]
+        extra = multi_turn_extra_info(row["data_source"], truth, dict(row["extra_info"]), protocol="oracle_vcot")
+        for played in (moves, [moves[0], "move the red car", *moves[1:]]):
+            episodes.append({"data_source": row["data_source"], "ground_truth": truth, "extra_info": extra, "moves": played})
+        lengths.append(len(moves))
+    (tmp_path / "tools.yaml").write_text(_docs_tools_yaml(), encoding="utf-8")
+    (tmp_path / "episodes.json").write_text(json.dumps(episodes), encoding="utf-8")
+    read = _run("VGAU_VERL_PYTHON", "verl_tool_loop.py", tmp_path / "out.json", str(tmp_path / "tools.yaml"),
+                str(tmp_path / "episodes.json"))  # fmt: skip
+    assert read["names"] == [TOOL_NAME] and read["schemas"][0]["function"]["name"] == TOOL_NAME
+    for i, length in enumerate(lengths):
+        oracle, broken = read["episodes"][2 * i], read["episodes"][2 * i + 1]
+        assert oracle["score"]["score"] == 1.0 and broken["score"]["score"] == 0.0, (i, oracle["score"], broken["score"])
+        assert all(len(turn["images"]) == 1 for turn in oracle["turns"]), "each step answers with the board after it"
+        assert "episode is over" in oracle["turns"][-1]["text"] and len(oracle["turns"]) == length
+        assert "could not be read" in broken["turns"][1]["text"]
