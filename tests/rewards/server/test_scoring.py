@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.rewards.server.conftest import PROMPT, parking_bomb, payload
+from tests.rewards.server.conftest import PROMPT, parking_bomb
 from vgau_data.rewards.server.body import too_many_values
 from vgau_data.rewards.server.limits import ServerLimits
 from vgau_data.rewards.server.scoring import answer
@@ -45,7 +45,13 @@ def test_the_request_deadline__caps_a_samples_budget_and_stops_the_rest(reward_r
 
 
 def test_kinds_that_never_solve__are_not_timed_out(reward_rows: list[dict[str, Any]]) -> None:
-    reply = answer(payload(reward_rows), 30.0, "optimal", SHORT)
+    """Labels as ``export-training --format openrlhf`` writes them (the optimum given): nothing is solved, so a
+    budget far under the slowest row's search (klotski's 16-move row: 0.34 s on a loaded machine) never binds."""
+    labels = [json.dumps({"ground_truth": row["state"], "family": row["task"], "optimal_length": row["optimal_length"]})
+              for row in reward_rows]  # fmt: skip
+    body = json.dumps({"query": [PROMPT + row["answer"] for row in reward_rows], "prompts": [PROMPT] * len(reward_rows),
+                       "labels": labels}).encode()  # fmt: skip
+    reply = answer(body, 30.0, "optimal", ServerLimits(solve_seconds=0.01))
     assert json.loads(reply.body)["rewards"] == [1.0] * len(reward_rows)
 
 
