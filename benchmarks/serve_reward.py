@@ -8,8 +8,9 @@ For 1- and 64-answer requests at 8, 64 and 256 keep-alive connections (one async
 in this process; the server is a child process), it prints requests and answers per
 second (wall), the latency's p50 and p99, the 503s, and the server's CPU seconds split
 into its HTTP process and its workers. Beside it, the in-process rate of
-``vgau_data.rewards.openrlhf.reward_payload`` on the same requests' samples, wall and
-CPU time, and the ratio the issue asks for: answers per second per worker over the
+``vgau_data.rewards.openrlhf.reward_payload`` on the same requests' samples, measured
+just before each cell (a shared machine's load drifts within a run), wall and CPU time,
+and the ratio the issue asks for: answers per second per worker over the
 in-process rate (wall), and, less sensitive to what else the machine runs, answers per
 worker-CPU-second over in-process answers per CPU-second. The answers are the oracle
 answers of ``tests/data/harness_outputs/references.jsonl`` (24 rows, every family), each
@@ -140,26 +141,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
-    figures: dict[str, Any] = {"in_process": {}, "served": []}
-    for batch in BATCHES:
-        rate = figures["in_process"][batch] = in_process(batch, args.seconds)
-        print(f"in-process reward_payload, {batch:>2} answers a call: {rate['answers_per_s']:>8,.0f} answers/s wall, "
-              f"{rate['answers_per_cpu_s']:>8,.0f} per CPU second")  # fmt: skip
-    print(f"\n{'workers':>7} {'answers':>7} {'conns':>5} {'req/s':>8} {'answers/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
-          f"{'503s':>5} {'http CPU':>8} {'wrk CPU':>8} {'x in-proc':>9} {'x CPU':>6}")  # fmt: skip
+    figures: dict[str, Any] = {"served": []}
+    print(f"{'workers':>7} {'answers':>7} {'conns':>5} {'req/s':>8} {'answers/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'503s':>5} {'http CPU':>8} {'wrk CPU':>8} {'in-proc/s':>9} {'x in-proc':>9} {'x CPU':>6}")  # fmt: skip
     for n in args.workers:
         with launched("--workers", str(n)) as server:
             for batch in BATCHES:
                 for connections in CONNECTIONS:
+                    reference = in_process(batch, args.seconds)  # just before the cell: the load it meets
                     cell = served(server.port, server.process.pid, batch, connections, args.seconds)
-                    reference = figures["in_process"][batch]
                     cell["workers"] = n
+                    cell["in_process"] = reference
                     cell["x_in_process"] = cell["answers_per_s"] / n / reference["answers_per_s"]
                     cell["x_cpu"] = cell["answers"] / max(cell["workers_cpu_s"], 1e-9) / reference["answers_per_cpu_s"]
                     figures["served"].append(cell)
                     print(f"{n:>7} {batch:>7} {connections:>5} {cell['requests_per_s']:>8,.0f} {cell['answers_per_s']:>10,.0f} "
                           f"{cell['p50_ms']:>8.1f} {cell['p99_ms']:>8.1f} {cell['busy_503']:>5} {cell['parent_cpu_s']:>8.2f} "
-                          f"{cell['workers_cpu_s']:>8.2f} {cell['x_in_process']:>9.2f} {cell['x_cpu']:>6.2f}")  # fmt: skip
+                          f"{cell['workers_cpu_s']:>8.2f} {reference['answers_per_s']:>9,.0f} {cell['x_in_process']:>9.2f} "
+                          f"{cell['x_cpu']:>6.2f}")  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
