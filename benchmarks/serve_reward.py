@@ -12,7 +12,9 @@ into its HTTP process and its workers. Beside it, the in-process rate of
 just before each cell (a shared machine's load drifts within a run), wall and CPU time,
 and the ratio the issue asks for: answers per second per worker over the
 in-process rate (wall), and, less sensitive to what else the machine runs, answers per
-worker-CPU-second over in-process answers per CPU-second. The answers are the oracle
+worker-CPU-second over in-process answers per CPU-second. First, what bounds both: a
+worker's own work on one request body (``scoring.answer``: count, parse, score, reply)
+in this process, per CPU second, beside the in-process rate. The answers are the oracle
 answers of ``tests/data/harness_outputs/references.jsonl`` (24 rows, every family), each
 label with its optimum (``{"ground_truth", "family", "optimal_length"}``), so the server
 scores and never solves.
@@ -27,6 +29,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,8 @@ sys.path.insert(0, str(ROOT))
 from vgau_data.registry import FAMILIES  # noqa: E402  (after the path insert: run from a checkout)
 from vgau_data.rewards.openrlhf import reward_payload  # noqa: E402
 from vgau_data.rewards.server.launch import launched  # noqa: E402
+from vgau_data.rewards.server.limits import ServerLimits  # noqa: E402
+from vgau_data.rewards.server.scoring import answer  # noqa: E402
 
 REFERENCES = ROOT / "tests" / "data" / "harness_outputs" / "references.jsonl"
 PROMPT = "<|im_start|>user\nSolve the puzzle.<|im_end|>\n<|im_start|>assistant\n"
@@ -57,10 +62,21 @@ def samples(n: int) -> dict[str, list[Any]]:
 def in_process(batch: int, seconds: float) -> dict[str, float]:
     """``reward_payload`` on one request's samples, repeated for ``seconds``: answers per wall and per CPU second."""
     payload = samples(batch)
-    reward_payload(payload["query"], payload["prompts"], payload["labels"])  # states parsed, as the server's are
+    return _rate(lambda: reward_payload(payload["query"], payload["prompts"], payload["labels"]), batch, seconds)
+
+
+def worker_work(batch: int, seconds: float) -> dict[str, float]:
+    """``scoring.answer`` on one request's bytes, as a worker runs it (count, parse, score, reply), in this process."""
+    body = json.dumps(samples(batch)).encode()
+    limits = ServerLimits()
+    return _rate(lambda: answer(body, REQUEST_TIMEOUT_S, "optimal", limits), batch, seconds)
+
+
+def _rate(call: Callable[[], object], batch: int, seconds: float) -> dict[str, float]:
+    call()  # states parsed, as a serving worker's are
     done, wall, cpu = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - wall < seconds:
-        reward_payload(payload["query"], payload["prompts"], payload["labels"])
+        call()
         done += batch
     return {"answers_per_s": done / (time.perf_counter() - wall), "answers_per_cpu_s": done / (time.process_time() - cpu)}
 
@@ -141,7 +157,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
-    figures: dict[str, Any] = {"served": []}
+    figures: dict[str, Any] = {"served": [], "worker_work": {}}
+    for batch in BATCHES:  # a worker's own cost per request, without the HTTP, the pipe and the scheduler
+        reference, work = in_process(batch, args.seconds), worker_work(batch, args.seconds)
+        figures["worker_work"][batch] = {"in_process": reference, "answer": work,
+                                         "x_cpu": work["answers_per_cpu_s"] / reference["answers_per_cpu_s"]}  # fmt: skip
+        print(f"{batch:>2} answers a request, in this process: reward_payload {reference['answers_per_cpu_s']:,.0f} "
+              f"answers per CPU second, a worker's scoring.answer on the body {work['answers_per_cpu_s']:,.0f} "
+              f"({figures['worker_work'][batch]['x_cpu']:.2f}x)")  # fmt: skip
     print(f"{'workers':>7} {'answers':>7} {'conns':>5} {'req/s':>8} {'answers/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'503s':>5} {'http CPU':>8} {'wrk CPU':>8} {'in-proc/s':>9} {'x in-proc':>9} {'x CPU':>6}")  # fmt: skip
     for n in args.workers:
