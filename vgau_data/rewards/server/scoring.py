@@ -97,9 +97,9 @@ def _score_all(
 
     Each sample is scored by the core within its label's ``SolveBudget``: a search that meets
     it comes back as ``Score.budget_exceeded``; ``_Alarm`` stops anything slower to notice,
-    and the parent's kill anything slower than that. The budget is one object for every
-    sample that has ``solve_seconds`` left before the deadline (the core caches searches
-    per budget, so a budget made per sample would never meet its cache again).
+    and the parent's kill anything slower than that. Every sample with ``solve_seconds``
+    left before the deadline is scored with one budget, equal in every request: the core
+    caches searches per budget.
     """
     chosen = get_kind(kind)
     full = SolveBudget(limits.solve_positions, limits.solve_seconds)
