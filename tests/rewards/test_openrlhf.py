@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.external import require_tool
+from tests.rewards.server.conftest import health
+from tests.training.exporters.readers import INSTALL
 from vgau_data.rewards import RewardError
 from vgau_data.rewards.openrlhf import KIND_VARIABLE, read_label, response_text, reward_func, reward_payload
+from vgau_data.rewards.server.launch import launched
 
 OPENRLHF = "openrlhf_0.11.2.json"
 TEMPLATE = "<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
+HERE = Path(__file__).parent
 
 
 def test_recorded_calls__score_as_openrlhf_kept_them(calls: Callable[[str], Any]) -> None:
@@ -83,3 +90,35 @@ def test_the_kind__comes_from_the_environment(reward_rows: list[dict[str, Any]],
     monkeypatch.setenv(KIND_VARIABLE, "accuracy")
     with pytest.raises(RewardError, match="VGAU_REWARD_KIND"):
         reward_func([half], [""], [row["state"]])
+
+
+def test_openrlhfs_own_http_client__gets_the_rewards_from_a_real_server(
+    reward_rows: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """OpenRLHF 0.11.2's ``_fetch_rewards_via_http`` (aiohttp), in its venv, against ``vgau-data serve-reward`` on
+    127.0.0.1, given the URL twice as ``--reward.remote_url`` may list servers: each gets its shard of the samples.
+    Labels as the OpenRLHF export writes them and as bare states; each row's oracle answer and a refusal."""
+    python = require_tool("VGAU_OPENRLHF_PYTHON", install=INSTALL["VGAU_OPENRLHF_PYTHON"])
+    prompt = TEMPLATE.format(prompt="Solve it.")
+    queries, labels = [], []
+    for i, row in enumerate(reward_rows):
+        label = row["state"] if i % 2 else json.dumps({"ground_truth": row["state"], "family": row["task"],
+                                                       "optimal_length": row["optimal_length"]})  # fmt: skip
+        queries += [prompt + row["answer"] + "<|im_end|>", prompt + "I give up.<|im_end|>"]
+        labels += [label, label]
+    (tmp_path / "payload.json").write_text(json.dumps({"query": queries, "prompts": [prompt] * len(queries),
+                                                       "labels": labels}), encoding="utf-8")  # fmt: skip
+    with launched("--workers", "1") as server:
+        run = subprocess.run([python, str(HERE / "openrlhf_remote.py"), str(tmp_path / "out.json"),
+                              str(tmp_path / "payload.json"), server.url, server.url],
+                             capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+        assert run.returncode == 0, run.stderr[-3000:]
+        served = health(server)["served"]
+    replies = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["replies"]
+    assert len(replies) == 2 and served == 2  # one POST a shard, each answered 200 the first time
+    expected = [1.0, 0.0] * len(reward_rows)
+    assert [value for reply in replies for value in reply["rewards"]] == expected
+    assert [value for reply in replies for value in reply["scores"]] == expected
+    for key in ("vgau_parsed", "vgau_feasible", "vgau_optimal"):
+        assert [value for reply in replies for value in reply["extra_logs"][key]] == expected, key
+    assert [value for reply in replies for value in reply["extra_logs"]["vgau_over_budget"]] == [0.0] * len(expected)

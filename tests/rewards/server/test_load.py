@@ -155,26 +155,32 @@ def test_a_thousand_concurrent_connections__each_get_200_or_503_within_a_minute(
     assert statuses.count(200) >= 2
 
 
+@pytest.mark.parametrize("quiet_from_s", [0.0, pytest.param(30.0, marks=pytest.mark.slow)])
 def test_two_solver_bombs__are_answered_within_their_budget_while_honest_requests_flow_then_nothing_burns(
-    reward_rows: list[dict[str, Any]]
+    reward_rows: list[dict[str, Any]], quiet_from_s: float
 ) -> None:
+    """The server's CPU is read over the 3 s after the replies, or (``--run-slow``, the issue's own words) over the
+    3 s from 30 s after the bombs were sent."""
     bomb = json.dumps({"query": [PROMPT + '<ANSWER_JSON>[{"car":"R","direction":"right"}]</ANSWER_JSON>'],
                        "prompts": [PROMPT], "labels": [parking_bomb()]}).encode()  # fmt: skip
     with launched("--kind", "progress", "--workers", "3", "--solve-seconds", "3") as server:
         pids = tree(server.process.pid)
         with PeakRss(pids) as memory, ThreadPoolExecutor(max_workers=2) as pool:
+            sent = time.monotonic()
             bombs = [pool.submit(_timed_post, server, bomb) for _ in range(2)]
             time.sleep(0.5)  # both bombs are being solved
             honest = [_timed_post(server, payload(reward_rows[i : i + 1])) for i in range(5)]
             answered = [future.result(timeout=60) for future in bombs]
+        time.sleep(max(0.0, sent + quiet_from_s - time.monotonic()))
         cpu = tree_cpu_s(pids)
         time.sleep(3.0)
         idle_cpu = tree_cpu_s(pids) - cpu
         print(f"bombs {[round(took, 2) for _, took, _ in answered]} s, honest max {max(t for _, t, _ in honest):.3f} s, "
-              f"tree peak {memory.peak_mb:.0f} MB, CPU over the next 3 s {idle_cpu:.2f} s")  # fmt: skip
+              f"tree peak {memory.peak_mb:.0f} MB, CPU over 3 s from {time.monotonic() - sent - 3:.1f} s after the "
+              f"bombs {idle_cpu:.2f} s")  # fmt: skip
         for status, took, reply in answered:
             assert status == 200 and took < 30
             assert reply["rewards"] == [0.0] and reply["extra_logs"]["vgau_over_budget"] == [1.0]
         assert all(status == 200 and took < HONEST_S for status, took, _ in honest)
-        assert idle_cpu < 0.3 and memory.peak_mb < 1500
+        assert idle_cpu < 0.1 and memory.peak_mb < 1500  # 0.01 s measured: idle processes burn nothing
         assert health(server)["served"] == 7

@@ -6,10 +6,11 @@ import json
 import time
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.rewards.server.conftest import PROMPT, parking_bomb, payload
+from tests.rewards.server.conftest import PROMPT, parking_bomb
 from vgau_data.rewards.server.body import too_many_values
 from vgau_data.rewards.server.limits import ServerLimits
 from vgau_data.rewards.server.scoring import answer
@@ -45,7 +46,13 @@ def test_the_request_deadline__caps_a_samples_budget_and_stops_the_rest(reward_r
 
 
 def test_kinds_that_never_solve__are_not_timed_out(reward_rows: list[dict[str, Any]]) -> None:
-    reply = answer(payload(reward_rows), 30.0, "optimal", SHORT)
+    """Labels as ``export-training --format openrlhf`` writes them (the optimum given): nothing is solved, so a
+    budget far under the slowest row's search (klotski's 16-move row: 0.34 s on a loaded machine) never binds."""
+    labels = [json.dumps({"ground_truth": row["state"], "family": row["task"], "optimal_length": row["optimal_length"]})
+              for row in reward_rows]  # fmt: skip
+    body = json.dumps({"query": [PROMPT + row["answer"] for row in reward_rows], "prompts": [PROMPT] * len(reward_rows),
+                       "labels": labels}).encode()  # fmt: skip
+    reply = answer(body, 30.0, "optimal", ServerLimits(solve_seconds=0.01))
     assert json.loads(reply.body)["rewards"] == [1.0] * len(reward_rows)
 
 
@@ -72,3 +79,22 @@ def test_the_value_count__bounds_what_a_parse_makes_and_skips_separators_in_stri
     made = _values(value)
     assert too_many_values(body, made - 1)  # never under the values made
     assert not too_many_values(body, 2 * made)  # at most twice them, whatever the strings hold
+
+
+def test_a_workers_searches__are_cached_across_its_samples_and_requests(reward_rows: list[dict[str, Any]]) -> None:
+    """``progress`` searches the distance left after a partial answer; a sample with the full solve budget left is
+    scored with that budget, equal in every request, so the core's search cache (keyed by budget) serves the
+    repeats (a budget of the seconds left to the deadline would miss it every time)."""
+    from vgau_data.registry import FAMILIES
+    from vgau_data.rewards import _cached_distance
+
+    row = next(row for row in reward_rows if row["task"] == "maze" and row["optimal_length"] > 2)
+    maze = FAMILIES["maze"]
+    first_move = PROMPT + maze.format_answer(maze.answer_from_payload(row["solution"])[:1])
+    body = json.dumps({"query": [first_move] * 2, "prompts": [PROMPT] * 2, "labels": [row["state"]] * 2}).encode()
+    first = answer(body, 30.0, "progress", ServerLimits())
+    searched = _cached_distance.cache_info()
+    second = answer(body, 30.0, "progress", ServerLimits())
+    after = _cached_distance.cache_info()
+    assert first.body == second.body and json.loads(second.body)["rewards"] == [pytest.approx(1 / row["optimal_length"])] * 2
+    assert (after.misses, after.hits) == (searched.misses, searched.hits + 2)

@@ -29,7 +29,7 @@ INSTALL = {
         "export VGAU_VERL_PYTHON=V/bin/python"
     ),
     "VGAU_OPENRLHF_PYTHON": (
-        "python3 -m venv V && V/bin/pip install torch==2.13.0 datasets transformers pillow tqdm pylatexenc "
+        "python3 -m venv V && V/bin/pip install torch==2.13.0 datasets transformers pillow tqdm pylatexenc aiohttp==3.14.5 "
         "&& V/bin/pip install --no-deps openrlhf==0.11.2; export VGAU_OPENRLHF_PYTHON=V/bin/python"
     ),
 }

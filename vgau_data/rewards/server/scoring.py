@@ -93,14 +93,20 @@ def _read(body: bytes, limits: ServerLimits) -> tuple[list[Any], list[Any], list
 def _score_all(
     queries: list[Any], prompts: list[Any], labels: list[Any], kind: str, limits: ServerLimits, deadline: float
 ) -> tuple[dict[str, Any], bool]:
-    """OpenRLHF's reply (``rewards``, ``scores``, ``extra_logs``) and whether the worker ran out of memory."""
+    """OpenRLHF's reply (``rewards``, ``scores``, ``extra_logs``) and whether the worker ran out of memory.
+
+    Each sample is scored by the core within its label's ``SolveBudget``: a search that meets
+    it comes back as ``Score.budget_exceeded``; ``_Alarm`` stops anything slower to notice,
+    and the parent's kill anything slower than that. Every sample with ``solve_seconds``
+    left before the deadline is scored with one budget, equal in every request: the core
+    caches searches per budget.
+    """
     chosen = get_kind(kind)
-    rewards: list[float] = []
-    logs: dict[str, list[float]] = {f"vgau_{field}": [] for field in LOGGED}
-    logs[OVER_BUDGET_LOG] = []
+    full = SolveBudget(limits.solve_positions, limits.solve_seconds)
+    records: list[Score | None] = []  # None: the label's solve ran out of its budget
     spent: set[tuple[str, str | None, int | None]] = set()  # labels whose solve ran out in this request
     out_of_memory = False
-    previous = signal.signal(signal.SIGALRM, _Alarm.ring)
+    previous = signal.signal(signal.SIGALRM, _ALARM.ring)
     signal.setitimer(signal.ITIMER_REAL, _Alarm.TICK_S, _Alarm.TICK_S)
     try:
         for query, prompt, label in zip(queries, prompts, labels):
@@ -108,57 +114,58 @@ def _score_all(
             if now >= deadline:
                 raise Refusal(504, "the request's work ran past its deadline")
             try:
-                truth, family, optimum = read_label(label)
+                key = truth, family, optimum = read_label(label)
             except VgauError as error:
                 raise Refusal(422, str(error)) from None
             record = None
-            if (truth, family, optimum) not in spent:
+            if key not in spent:
+                left = deadline - now
+                budget = full if left >= full.seconds else SolveBudget(full.positions, max(left, 1e-3))
+                _ALARM.ends = now + budget.seconds
                 try:
-                    _Alarm.ends = now + min(limits.solve_seconds, deadline - now)
-                    record = _score_one(response_text(query, prompt), truth, family, optimum, chosen.needs_progress,
-                                        SolveBudget(limits.solve_positions, max(_Alarm.ends - now, 1e-3)))
+                    record = score(response_text(query, prompt), truth, family=family, optimal_length=optimum,
+                                   progress=chosen.needs_progress, budget=budget)  # fmt: skip
                     if record.budget_exceeded:
-                        spent.add((truth, family, optimum))
+                        spent.add(key)
                         record = None
                         if time.monotonic() >= deadline:  # the budget was what was left of the request's
                             raise Refusal(504, "the request's work ran past its deadline")
                 except (_OutOfTime, SearchLimitError):
-                    spent.add((truth, family, optimum))
+                    spent.add(key)
                 except MemoryError:
-                    spent.add((truth, family, optimum))
+                    spent.add(key)
                     out_of_memory = True
                 except VgauError as error:  # a label that is none of ours, or a broken state
                     raise Refusal(422, str(error)) from None
                 finally:
-                    _Alarm.ends = math.inf
-            rewards.append(0.0 if record is None else chosen(record))
-            for field in LOGGED:
-                logs[f"vgau_{field}"].append(0.0 if record is None else float(getattr(record, field)))
-            logs[OVER_BUDGET_LOG].append(1.0 if record is None else 0.0)
+                    _ALARM.ends = math.inf
+            records.append(record)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    rewards = [0.0 if record is None else chosen(record) for record in records]
+    logs = {f"vgau_{field}": [0.0 if record is None else float(getattr(record, field)) for record in records]
+            for field in LOGGED}  # fmt: skip
+    logs[OVER_BUDGET_LOG] = [1.0 if record is None else 0.0 for record in records]
     return {"rewards": rewards, "scores": rewards, "extra_logs": logs}, out_of_memory
-
-
-def _score_one(text: str, truth: str, family: str | None, optimum: int | None, progress: bool,
-               budget: SolveBudget) -> Score:
-    """The core's score of one sample within the label's solve budget (``solve_positions``, the
-    seconds left to the label): a search that meets it comes back as ``Score.budget_exceeded``. ``_Alarm``
-    still stops anything slower to notice, and the parent's kill anything slower than that."""
-    return score(text, truth, family=family, optimal_length=optimum, progress=progress, budget=budget)
 
 
 class _Alarm:
     """A SIGALRM every ``TICK_S`` while a request is scored (a worker's main thread only): it raises
     ``_OutOfTime`` in a sample scored past ``ends``, and never between samples (``ends`` is then infinite).
-    A tick rather than a timer per sample: two system calls a request instead of two a sample."""
+    A tick rather than a timer per sample: two system calls a request instead of two a sample. One
+    instance (``_ALARM``): writing a class attribute twice a sample would void the interpreter's type caches."""
 
     TICK_S = 0.1
-    ends = math.inf
+    __slots__ = ("ends",)
 
-    @classmethod
-    def ring(cls, signum: int, frame: Any) -> None:
-        if time.monotonic() > cls.ends:
-            cls.ends = math.inf
+    def __init__(self) -> None:
+        self.ends = math.inf
+
+    def ring(self, signum: int, frame: Any) -> None:
+        if time.monotonic() > self.ends:
+            self.ends = math.inf
             raise _OutOfTime
+
+
+_ALARM = _Alarm()

@@ -1,9 +1,10 @@
 """The scoring workers: processes with a memory limit, each killed and replaced when its request overruns.
 
 The server's event loop only moves bytes; a request's body goes whole to an idle worker
-over a pipe, and the worker's reply comes back whole (``scoring.answer``). Each worker
-caps its address space (``RLIMIT_AS``: what it holds once started plus
-``worker_memory_mb``) and asks to be replaced after a request that ran it out of memory.
+over a pipe (sent by the worker's feeding thread, ``pool``), and the worker's reply
+comes back whole (``scoring.answer``). Each worker caps its address space
+(``RLIMIT_AS``: what it holds once started plus ``worker_memory_mb``) and asks to be
+replaced after a request that ran it out of memory.
 The parent waits for a reply until the request's deadline (plus ``GRACE_S``); past it
 the worker is killed (SIGKILL: whatever it computes stops) and a fresh one started, so
 no work outlives its request. Workers are started with ``spawn``: nothing of the
@@ -18,6 +19,7 @@ import os
 import resource
 import signal
 import struct
+import threading
 import time
 from dataclasses import asdict
 from multiprocessing.connection import Connection
@@ -49,6 +51,7 @@ class Worker:
         self.limits = limits
         self.process: Any = None
         self.connection: Connection | None = None
+        self._stopping = threading.Lock()
         self.start()
 
     def start(self) -> None:
@@ -79,15 +82,16 @@ class Worker:
         """
         from vgau_data.rewards.server.scoring import error_body
 
-        if self.connection is None:
+        connection = self.connection  # stop() may clear it meanwhile (the server closing): then OSError below
+        if connection is None:
             raise WorkerFailure("the worker is stopped: restart it first")
         try:
-            self.connection.send_bytes(struct.pack("<d", deadline - time.monotonic()))
-            self.connection.send_bytes(body)
-            if not self.connection.poll(max(0.0, deadline - time.monotonic()) + GRACE_S):
+            connection.send_bytes(struct.pack("<d", deadline - time.monotonic()))
+            connection.send_bytes(body)
+            if not connection.poll(max(0.0, deadline - time.monotonic()) + GRACE_S):
                 self.stop()
                 return 504, error_body("the request's work ran past its deadline; its worker was stopped and replaced"), True
-            reply = self.connection.recv_bytes()
+            reply = connection.recv_bytes()
         except (EOFError, OSError) as error:
             logger.warning("a scoring worker died: %s", error)
             self.stop()
@@ -100,14 +104,16 @@ class Worker:
         self.start()
 
     def stop(self) -> None:
-        """Kill the process (it holds nothing worth keeping) and close the pipe."""
-        if self.process is not None and self.process.is_alive():
-            self.process.kill()
-        if self.process is not None:
-            self.process.join(timeout=10)
-        if self.connection is not None:
-            self.connection.close()
-        self.process = self.connection = None
+        """Kill the process (it holds nothing worth keeping) and close the pipe; safe from two threads at once
+        (its feeding thread after a deadline, the server closing)."""
+        with self._stopping:
+            if self.process is not None and self.process.is_alive():
+                self.process.kill()
+            if self.process is not None:
+                self.process.join(timeout=10)
+            if self.connection is not None:
+                self.connection.close()
+            self.process = self.connection = None
 
     @property
     def pid(self) -> int | None:
