@@ -20,7 +20,7 @@ import pytest
 from vgau_data.puzzles.base import FamilySpec
 from vgau_data.registry import FAMILIES
 
-collect_ignore = ["verl_loader.py", "openrlhf_flags.py"]  # run in the trainers' venvs by test_trainer_commands.py
+collect_ignore = ["verl_loader.py", "verl_tool_loop.py", "openrlhf_flags.py", "openrlhf_remote.py"]  # run in the trainers' venvs by test_trainer_commands.py
 DATA = Path(__file__).resolve().parents[1] / "data"
 CALLS = DATA / "rewards"
 """Fixtures of the exact arguments each trainer passes (written from their runs and source)."""
