@@ -134,24 +134,26 @@ def supports(search: Search) -> bool:
 def answer_within(
     search: Search, red: int, exit_row: int, limit: int, max_states: int
 ) -> list[tuple[int, bool]] | None:
-    """The canonical shortest answer if one takes at most ``limit`` slides, else None (one walk).
+    """The canonical shortest answer if one takes at most ``limit`` slides, else None.
+
+    Deepens as ``fewest_slides`` does and stops past ``limit``: a board whose optimum is
+    well below ``limit`` (most of the generator's rejected candidates) is decided by a
+    cheap walk at its own optimum, not by one walk at ``limit``, which meets every
+    position whose slides plus bound stay within ``limit`` up to that optimum. Each walk
+    meets a subset of what the walk at ``limit`` meets, so ``max_states`` binds no sooner.
 
     Raises:
-        SearchLimitError: when the layers hold more than ``max_states`` positions.
+        SearchLimitError: when one walk's layers hold more than ``max_states`` positions.
     """
-    decided, answer = without_search(search, red, exit_row)
-    if decided:
-        return answer
-    walker = BoundedSearch(search, red, exit_row)
-    layers, _ = walker.walk(limit, max_states)
-    exits = walker.exits(layers[-1]) if layers else layers
-    return _trace(walker, layers, int(exits.min())) if len(exits) else None
+    return fewest_slides(search, red, exit_row, max_states, limit)[0]
 
 
 def fewest_slides(
-    search: Search, red: int, exit_row: int, max_states: int
+    search: Search, red: int, exit_row: int, max_states: int, limit: int = UNREACHABLE - 1
 ) -> tuple[list[tuple[int, bool]] | None, int]:
     """A shortest answer for car ``red``, as ``astar.fewest_slides`` returns it (the canonical one, see above).
+
+    ``limit``: answers of more slides are not looked for (None is returned instead).
 
     Raises:
         SearchLimitError: when one walk's layers hold more than ``max_states`` positions.
@@ -160,13 +162,13 @@ def fewest_slides(
     if decided:
         return answer, 1
     walker = BoundedSearch(search, red, exit_row)
-    limit = int(walker.bound.estimates(walker.layered, np.array([search.key], dtype=np.uint64))[0])
-    while limit < UNREACHABLE:
-        layers, next_limit = walker.walk(limit, max_states)
+    bound = int(walker.bound.estimates(walker.layered, np.array([search.key], dtype=np.uint64))[0])
+    while bound <= limit:
+        layers, next_bound = walker.walk(bound, max_states)
         exits = walker.exits(layers[-1]) if layers else layers
         if len(exits):
             return _trace(walker, layers, int(exits.min())), sum(map(len, layers))
-        limit = next_limit
+        bound = next_bound
     return None, 1
 
 
