@@ -85,3 +85,10 @@ def test_fewest_slides__gives_up_past_its_budget() -> None:
     with pytest.raises(SearchLimitError):
         bounded.fewest_slides(Search(cars), RED, EXIT_ROW, 1)
 
+
+
+def test_popcount__swar_counts_as_python_does() -> None:
+    values = np.random.default_rng(5).integers(0, 2**63, 500, dtype=np.uint64) | np.uint64(1 << 63)
+    values[:3] = (0, 1, 2**64 - 1)
+    expected = [int(v).bit_count() for v in values.tolist()]
+    assert bounded._swar_popcount(values).tolist() == expected == bounded._popcount(values).tolist()

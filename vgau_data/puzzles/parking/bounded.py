@@ -51,8 +51,8 @@ class LayeredBound:
         corridor = red + bound.red_length
         for shift, column, slides, cells in self._tables:
             top = ((layer >> shift) & seven).astype(np.intp)
-            best = slides[top, 0] + _popcount(occupied & cells[top, 0])
-            best = np.minimum(best, slides[top, 1] + _popcount(occupied & cells[top, 1]))
+            best = slides[top, 0] + _popcount(occupied & cells[top, 0]).astype(np.int64)
+            best = np.minimum(best, slides[top, 1] + _popcount(occupied & cells[top, 1]).astype(np.int64))
             total += np.where(column >= corridor, best, 0)
         return total
 
@@ -73,12 +73,16 @@ def _option_tables(options: tuple[tuple[tuple[int, int], ...] | None, ...]) -> t
     return slides, cells
 
 
-def _popcount(values: np.ndarray) -> np.ndarray:
-    """Set bits per uint64, as int64 (SWAR: ``np.bitwise_count`` needs numpy 2)."""
+def _swar_popcount(values: np.ndarray) -> np.ndarray:
+    """Set bits per uint64 (SWAR), for numpy 1.x, which lacks ``np.bitwise_count``."""
     v = values - ((values >> np.uint64(1)) & np.uint64(0x5555555555555555))
     v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
     v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return ((v * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
+    return (v * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+_popcount = getattr(np, "bitwise_count", _swar_popcount)
+"""Set bits per uint64: numpy 2's one ufunc (about 10x fewer passes), else SWAR (same counts)."""
 
 
 class BoundedSearch:
