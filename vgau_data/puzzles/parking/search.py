@@ -27,7 +27,7 @@ from typing import Final
 
 import numpy as np
 
-from vgau_data.errors import VgauError
+from vgau_data.errors import SearchLimitError, VgauError
 
 SIZE: Final = 8
 """The board's side: positions pack offsets 0-7 into 3 bits and occupancy into 64 bits."""
@@ -37,10 +37,6 @@ Car = tuple[str, int, int, int]
 OFF_BOARD: Final = 1 << (SIZE * SIZE)
 MAX_LAYERED_SLOTS: Final = 21
 """Mobile cars a ``LayeredSearch`` packs into one 64-bit word (3 bits each)."""
-
-
-class SearchLimitError(VgauError, RuntimeError):
-    """A search met more positions than its ``max_states`` before deciding."""
 
 
 def cell_of(orientation: str, fixed: int, offset: int) -> tuple[int, int]:
