@@ -11,7 +11,7 @@ far plus ``CorridorBound`` stay within a limit, layer by layer. The bound is con
   breadth-first search, so ``LayeredSearch.expand`` dedups against two layers only.
 
 ``fewest_slides`` raises the limit to the smallest bound-plus-slides it pruned until an
-exit is kept. Its answer is canonical: walking back from the smallest exit position, each
+exit is kept, each walk grown out of the last (``BoundedSearch.deepen``). Its answer is canonical: walking back from the smallest exit position, each
 step takes the smallest position one layer nearer the start among those whose distance
 plus bound is within the optimum, a set that no larger limit changes.
 """
@@ -23,7 +23,14 @@ from typing import Final
 import numpy as np
 
 from vgau_data.puzzles.parking.astar import UNREACHABLE, CorridorBound, without_search
-from vgau_data.puzzles.parking.search import MAX_LAYERED_SLOTS, SIZE, LayeredSearch, Search, SearchLimitError
+from vgau_data.puzzles.parking.search import (
+    MAX_LAYERED_SLOTS,
+    SIZE,
+    LayeredSearch,
+    Search,
+    SearchLimitError,
+    _members,
+)
 
 _NO_WAY: Final = 1 << 20
 """The slides of a way out that does not exist (a vertical car off the exit row costs 0 instead)."""
@@ -101,33 +108,70 @@ class BoundedSearch:
         """The positions of ``layer`` with ``R`` out."""
         return layer[((layer >> self._red) & np.uint64(7)) == self._goal]
 
-    def walk(self, limit: int, max_states: int) -> tuple[list[np.ndarray], int]:
-        """The pruned layers up to the first that holds an exit (or the last), and the next limit to try.
+    def deepen(self, cap: int, max_states: int) -> list[np.ndarray] | None:
+        """The layers of the walk at the smallest limit that reaches an exit, or None when none within ``cap`` does.
+
+        A walk at limit L keeps, layer by layer, every position whose slides plus bound stay
+        within L, up to the first layer that holds an exit; the next limit is the smallest
+        slides plus bound it pruned. Each walk grows out of the last instead of starting
+        again: a position kept at one limit is kept at every larger one at the same depth,
+        so a walk only adds the pruned children that fit now (kept with their totals) and
+        the children of what it adds. A slide moves one car one cell, so positions of depth
+        g have the parity of g: children of depth g-1 never meet depth g-1, and a pruned
+        child of depth g can only have joined depth g-2 since.
 
         Raises:
-            SearchLimitError: when the layers hold more than ``max_states`` positions.
+            SearchLimitError: when a walk's layers hold more than ``max_states`` positions
+                (each walk's layers are the ones a walk from scratch at its limit keeps).
         """
-        layer, before = np.array([self.search.key], dtype=np.uint64), np.zeros(0, dtype=np.uint64)
-        start = int(self.bound.estimates(self.layered, layer)[0])
-        if start > limit:
-            return [], start
-        layers, count, next_limit = [layer], 1, _NEVER
-        while not len(self.exits(layer)):
-            slides = len(layers)
-            children = self.layered.expand(layer, before)
-            totals = slides + self.bound.estimates(self.layered, children)
-            kept = totals <= limit
-            if not kept.all():
-                next_limit = min(next_limit, int(totals[~kept].min()))
-            children = children[kept]
-            if not len(children):
-                break
-            count += len(children)
-            if count > max_states:
-                raise SearchLimitError(f"parking solve: more than {max_states} positions; board too loose")
-            layer, before = children, layer
-            layers.append(layer)
-        return layers, next_limit
+        start = np.array([self.search.key], dtype=np.uint64)
+        limit = int(self.bound.estimates(self.layered, start)[0])
+        kept: list[np.ndarray] = [start]
+        pruned: list[tuple[np.ndarray, np.ndarray]] = [(_NONE, _NO_TOTALS)]  # per depth: positions, totals
+        added = [start]  # per depth: the positions this walk added
+        while limit <= cap:
+            count, depth, next_limit = 1, 0, _NEVER
+            while not len(self.exits(kept[depth])):
+                depth += 1
+                if depth == len(pruned):
+                    pruned.append((_NONE, _NO_TOTALS))
+                    added.append(_NONE)
+                older = kept[depth - 2] if depth >= 2 else _NONE
+                here = kept[depth] if depth < len(kept) else _NONE
+                children = self.layered.expand(added[depth - 1], older) if len(added[depth - 1]) else _NONE
+                positions, totals = pruned[depth]
+                if depth >= 2 and len(added[depth - 2]):
+                    stay = ~_members(positions, added[depth - 2])
+                    positions, totals = positions[stay], totals[stay]
+                children = children[~(_members(children, here) | _members(children, positions))]
+                positions = np.concatenate([positions, children])
+                totals = np.concatenate([totals, depth + self.bound.estimates(self.layered, children)])
+                order = np.argsort(positions, kind="stable")
+                positions, totals = positions[order], totals[order]
+                fits = totals <= limit
+                added[depth] = positions[fits]
+                pruned[depth] = positions[~fits], totals[~fits]
+                if len(pruned[depth][1]):
+                    next_limit = min(next_limit, int(pruned[depth][1].min()))
+                layer = np.sort(np.concatenate([here, added[depth]])) if len(here) else added[depth]
+                if not len(layer):
+                    break
+                count += len(layer)
+                if count > max_states:
+                    raise SearchLimitError(f"parking solve: more than {max_states} positions; board too loose")
+                if depth < len(kept):
+                    kept[depth] = layer
+                else:
+                    kept.append(layer)
+            else:
+                return kept[: depth + 1]
+            added = [_NONE] * len(added)
+            limit = next_limit
+        return None
+
+
+_NONE: Final = np.zeros(0, dtype=np.uint64)
+_NO_TOTALS: Final = np.zeros(0, dtype=np.int64)
 
 
 def supports(search: Search) -> bool:
@@ -166,14 +210,10 @@ def fewest_slides(
     if decided:
         return answer, 1
     walker = BoundedSearch(search, red, exit_row)
-    bound = int(walker.bound.estimates(walker.layered, np.array([search.key], dtype=np.uint64))[0])
-    while bound <= limit:
-        layers, next_bound = walker.walk(bound, max_states)
-        exits = walker.exits(layers[-1]) if layers else layers
-        if len(exits):
-            return _trace(walker, layers, int(exits.min())), sum(map(len, layers))
-        bound = next_bound
-    return None, 1
+    layers = walker.deepen(limit, max_states)
+    if layers is None:
+        return None, 1
+    return _trace(walker, layers, int(walker.exits(layers[-1]).min())), sum(map(len, layers))
 
 
 def _trace(walker: BoundedSearch, layers: list[np.ndarray], key: int) -> list[tuple[int, bool]]:
