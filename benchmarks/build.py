@@ -1,6 +1,7 @@
 """Full-build wall time, download size, time per family, and the render+encode floor of the same images.
 
     python benchmarks/build.py [--workers 2] [--out DIR]
+    python benchmarks/build.py --workers 1 --families maze parking --no-floor   # worker time, family beside family
 
 The size is what a user downloads: the Parquet files (images embedded, encoded per
 ``instances.COLUMN_CODECS``). The floor re-renders and re-encodes exactly the images of the
@@ -61,6 +62,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", default=None, help="build folder (default: a temporary one)")
     parser.add_argument("--no-floor", action="store_true", help="time the build only")
+    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES),
+                        help="build these families only (default: all)")
     args = parser.parse_args()
     if args.out:
         measure(args, Path(args.out))
@@ -72,9 +75,9 @@ def main() -> None:
 def measure(args: argparse.Namespace, out: Path) -> None:
     """Build into ``out`` and print the figures; then, unless ``--no-floor``, the render+encode floor."""
     cpu_before = cpu_seconds()
-    report = build_dataset(out, workers=args.workers, progress=False)
+    report = build_dataset(out, families=args.families, workers=args.workers, progress=False)
     cpu = cpu_seconds() - cpu_before
-    size = sum(parquet_path(out, family).stat().st_size for family in FAMILIES)
+    size = sum(parquet_path(out, family).stat().st_size for family in args.families)
     print(f"full build: {sum(map(len, report.lengths.values()))} rows in {report.wall_seconds:.1f} s wall "
           f"({args.workers} workers); {cpu:.1f} s CPU (user+sys, this process and its workers)")
     print(f"download size: {size / 1e6:.0f} MB of Parquet (codecs: {COLUMN_CODECS})")
@@ -86,7 +89,7 @@ def measure(args: argparse.Namespace, out: Path) -> None:
     import pyarrow.parquet as pq
 
     items = []
-    for family in FAMILIES:
+    for family in args.families:
         table = pq.read_table(parquet_path(out, family), columns=["state", "solution", "optimal_length"])
         items += [(family, row["state"], row["solution"], row["optimal_length"]) for row in table.to_pylist()]
     start = time.perf_counter()

@@ -28,7 +28,8 @@ layers the generator walks clusters with (``R`` held).
 
 ``--rates N`` times what ``vgau-data generate`` pays per candidate before any image: the
 first N candidates of each band (their seeds and slots exactly as the catalog derives them),
-generated and verified on one core, in rows per CPU second. ``--baseline DIR`` runs the same
+generated and verified on one core, in rows per CPU second, and for parking the positions
+its searches met per CPU second (``_positions_met``). ``--baseline DIR`` runs the same
 in a subprocess on another checkout's package (say a worktree of main) and prints both,
 so old and new code are compared in one run on the same load.
 """
@@ -36,9 +37,11 @@ so old and new code are compared in one run on the same load.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -129,8 +132,9 @@ def _count(counted: list, met: int, began: float) -> None:
     counted[1] += time.process_time() - began
 
 
-def rates(families: list[str], rows: int) -> list[tuple[str, str, float]]:
-    """``(family, band, rows per CPU second)`` of the first ``rows`` catalog candidates of each band."""
+def rates(families: list[str], rows: int) -> list[tuple[str, str, float, float]]:
+    """``(family, band, rows per CPU second, parking positions met per CPU second)`` of the first
+    ``rows`` catalog candidates of each band (positions: 0 for the other families)."""
     from vgau_data.builders.instances import generate_verified
     from vgau_data.seeding import training_seed
     from vgau_data.training.bands import Band, candidate_slot
@@ -140,33 +144,72 @@ def rates(families: list[str], rows: int) -> list[tuple[str, str, float]]:
         spec = FAMILIES[name]
         for low, high in spec.buckets.values():
             band = Band(low, high)
-            began = time.process_time()
-            for index in range(rows):
-                bucket, slot = candidate_slot(spec, band, index)
-                generate_verified(name, bucket, training_seed(MASTER_SEED, name, band.name, "train", index), slot)
-            measured.append((name, band.name, rows / max(time.process_time() - began, 1e-9)))
+            with _positions_met() as met:
+                began = time.process_time()
+                for index in range(rows):
+                    bucket, slot = candidate_slot(spec, band, index)
+                    generate_verified(name, bucket, training_seed(MASTER_SEED, name, band.name, "train", index), slot)
+                seconds = max(time.process_time() - began, 1e-9)
+            measured.append((name, band.name, rows / seconds, met[0] / seconds))
     return measured
 
 
+@contextlib.contextmanager
+def _positions_met() -> Iterator[list[int]]:
+    """Count the positions parking's searches meet meanwhile, in this checkout's code or an older one's.
+
+    Every numpy search (cluster layers, and the solver's bound-pruned walks where the
+    checkout has them) expands layers through ``LayeredSearch.expand``, so the positions
+    of the layers it is given are counted there; the A* (older checkouts' solver) reports
+    the positions it met. Wrapped for the block only.
+    """
+    from vgau_data.puzzles.parking import astar, search, solver
+
+    met = [0]
+    expand, fewest_slides = search.LayeredSearch.expand, astar.fewest_slides
+    holders = [module for module in (astar, solver) if getattr(module, "fewest_slides", None) is fewest_slides]
+
+    def counted_expand(self: Any, layer: np.ndarray, before: np.ndarray) -> np.ndarray:
+        met[0] += len(layer)
+        return expand(self, layer, before)
+
+    def counted_astar(*args: Any, **kwargs: Any) -> Any:
+        slides, states = fewest_slides(*args, **kwargs)
+        met[0] += states
+        return slides, states
+
+    search.LayeredSearch.expand = counted_expand
+    for module in holders:  # older solvers import A*'s function by name
+        module.fewest_slides = counted_astar
+    try:
+        yield met
+    finally:
+        search.LayeredSearch.expand = expand
+        for module in holders:
+            module.fewest_slides = fewest_slides
+
+
 def print_rates(families: list[str], rows: int, baseline: str | None) -> None:
-    """Rows per CPU second per band, the ``baseline`` checkout's beside ours."""
+    """Rows (and parking positions) per CPU second per band, the ``baseline`` checkout's beside ours."""
     import json
     import os
     import subprocess
     import sys
 
-    theirs: dict[tuple[str, str], float] = {}
+    theirs: dict[tuple[str, str], tuple[float, float]] = {}
     if baseline:
         code = (f"import json, runpy; m = runpy.run_path({__file__!r}); "
                 f"print(json.dumps(m['rates']({families!r}, {rows})))")
         env = {**os.environ, "PYTHONPATH": baseline}
         out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
-        theirs = {(family, band): rate for family, band, rate in json.loads(out.stdout.splitlines()[-1])}
-    print(f"{'family':8s} {'band':6s} {'rows/s':>9s}" + (f" {'baseline':>9s} {'ratio':>6s}" if baseline else ""))
-    for family, band, rate in rates(families, rows):
-        line = f"{family:8s} {band:6s} {rate:9.2f}"
+        theirs = {(family, band): (rate, met) for family, band, rate, met in json.loads(out.stdout.splitlines()[-1])}
+    print(f"{'family':8s} {'band':6s} {'rows/s':>9s} {'pos/s':>9s}"
+          + (f" {'base r/s':>9s} {'base pos/s':>10s} {'ratio':>6s}" if baseline else ""))
+    for family, band, rate, met in rates(families, rows):
+        line = f"{family:8s} {band:6s} {rate:9.2f} {met:9.0f}"
         if (family, band) in theirs:
-            line += f" {theirs[family, band]:9.2f} {rate / theirs[family, band]:5.1f}x"
+            base_rate, base_met = theirs[family, band]
+            line += f" {base_rate:9.2f} {base_met:10.0f} {rate / base_rate:5.1f}x"
         print(line)
 
 

@@ -11,6 +11,10 @@ class VgauError(Exception):
     """Base of every vgau_data error."""
 
 
+class SearchLimitError(VgauError, RuntimeError):
+    """A solver's search met more positions than its ``max_states`` before deciding."""
+
+
 class UnknownFamilyError(VgauError, LookupError):
     """A family name that is not in the registry."""
 

@@ -8,8 +8,8 @@ over the family's own rules (``candidate_steps``, ``apply_step``, ``is_goal``), 
 the exact fewest moves (every family's moves count one each) and stops after
 ``SolveBudget.positions`` positions or ``SolveBudget.seconds`` seconds, raising
 ``SolveBudgetExceeded``. A family whose solver takes a position limit itself
-(``solve(state, max_states=...)``: parking, whose boards a plain search over its rules
-would take seconds on) is solved by it, limited to ``positions``. The reward core turns that into a defined result: ``progress``
+(``solve(state, max_states=...)``: parking and klotski, whose boards a plain search over
+their rules would take seconds on) is solved by it, limited to ``positions``. The reward core turns that into a defined result: ``progress``
 0 and ``optimal`` 0, with ``Score.budget_exceeded`` set (see ``vgau_data.rewards.score``).
 
 The position limit is deterministic (the same answer gets the same reward on any
@@ -24,9 +24,8 @@ import inspect
 import time
 from typing import Any, NamedTuple
 
-from vgau_data.errors import VgauError
+from vgau_data.errors import SearchLimitError, VgauError
 from vgau_data.puzzles.base import FamilySpec, Illegal
-from vgau_data.puzzles.parking.search import SearchLimitError
 
 _CLOCK_EVERY = 64
 """Positions expanded between two looks at the clock."""

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from vgau_data.errors import StateError
+from vgau_data.errors import SearchLimitError, StateError
 from vgau_data.puzzles.base import AnswerError, Illegal
 from vgau_data.puzzles.klotski import SPEC
 from vgau_data.puzzles.klotski.answers import answer_payload, format_answer, format_step, parse_answer, parse_step
@@ -322,6 +322,15 @@ def test_solve__agrees_with_brute_force(difficulty: str, seed: int) -> None:
     assert solution is not None
     assert solution.optimal_length == brute_force_length(state)
     assert replay(state, solution.answer).feasible
+
+
+def test_solve__gives_up_past_max_states_and_not_before() -> None:
+    state = generate("hard", np.random.default_rng(4))
+    with pytest.raises(SearchLimitError, match="more than 50 positions"):
+        solve(state, max_states=50)
+    with pytest.raises(SearchLimitError):
+        solve(board(LOCKED), max_states=20)  # a whole component is searched within the limit too
+    assert solve(state, max_states=200_000) == solve(state)
 
 
 def test_solve__agrees_with_brute_force_on_hand_made_boards() -> None:

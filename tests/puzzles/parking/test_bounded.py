@@ -85,3 +85,58 @@ def test_fewest_slides__gives_up_past_its_budget() -> None:
     with pytest.raises(SearchLimitError):
         bounded.fewest_slides(Search(cars), RED, EXIT_ROW, 1)
 
+
+
+def test_popcount__swar_counts_as_python_does() -> None:
+    values = np.random.default_rng(5).integers(0, 2**63, 500, dtype=np.uint64) | np.uint64(1 << 63)
+    values[:3] = (0, 1, 2**64 - 1)
+    expected = [int(v).bit_count() for v in values.tolist()]
+    assert bounded._swar_popcount(values).tolist() == expected == bounded._popcount(values).tolist()
+
+
+def _walks_from_scratch(walker: bounded.BoundedSearch, cap: int, max_states: int) -> list[np.ndarray] | None:
+    """The walks ``deepen`` grows, each walked again from the start (its reference)."""
+    start = np.array([walker.search.key], dtype=np.uint64)
+    limit = int(walker.bound.estimates(walker.layered, start)[0])
+    while limit <= cap:
+        layers, before, next_limit = [start], np.zeros(0, dtype=np.uint64), 1 << 40
+        while not len(walker.exits(layers[-1])):
+            children = walker.layered.expand(layers[-1], before)
+            totals = len(layers) + walker.bound.estimates(walker.layered, children)
+            if not (totals <= limit).all():
+                next_limit = min(next_limit, int(totals[totals > limit].min()))
+            if not (totals <= limit).any():
+                break
+            if sum(map(len, layers)) + int((totals <= limit).sum()) > max_states:
+                raise SearchLimitError("past max_states")
+            before = layers[-1]
+            layers.append(children[totals <= limit])
+        else:
+            return layers
+        limit = next_limit
+    return None
+
+
+def test_deepen__the_layers_of_each_walk_from_scratch_at_every_cap_and_budget() -> None:
+    decided = 0
+    for cars in _boards(16, 8):
+        search = Search(cars)
+        if RED not in search.slots:
+            continue
+        walker = bounded.BoundedSearch(search, RED, EXIT_ROW)
+        try:
+            expected = _walks_from_scratch(walker, 60, 20_000)
+        except SearchLimitError:
+            continue
+        got = walker.deepen(60, 20_000)
+        assert (got is None) == (expected is None), cars
+        if expected is None:
+            continue
+        decided += 1
+        assert len(got) == len(expected) and all(np.array_equal(a, b) for a, b in zip(got, expected)), cars
+        optimum, met = len(expected) - 1, sum(map(len, expected))
+        assert walker.deepen(optimum - 1, 20_000) is None and len(walker.deepen(optimum, 20_000)) == optimum + 1
+        assert walker.deepen(60, met) is not None  # the walk that reaches the exit holds exactly ``met`` positions
+        with pytest.raises(SearchLimitError):
+            walker.deepen(60, met - 1)
+    assert decided >= 6

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 import numpy as np
 
+from vgau_data.errors import SearchLimitError
 from vgau_data.puzzles.base import DIRECTIONS, Solution
 from vgau_data.puzzles.klotski.rules import apply_step, legal_steps
 from vgau_data.puzzles.klotski.state import _GOAL_INDEX, _KIND_OF_TOP_LEFT, SIZE, KlotskiState, Step
+
+SOLVE_MAX_STATES: Final = 3_000_000
+"""``solve`` gives up past this many boards (the largest component of a generated board
+is far smaller; an unsolvable hand-made board could otherwise hold a search for minutes)."""
 
 
 def _neighbours(s: str) -> list[str]:
@@ -83,11 +90,14 @@ def _neighbours(s: str) -> list[str]:
     return out
 
 
-def _search(start: str, max_depth: int | None = None) -> list[str] | None:
+def _search(start: str, max_depth: int | None = None, max_states: int | None = None) -> list[str] | None:
     """Breadth-first search from ``start`` to any goal board.
 
     Returns the boards of one shortest path (``start`` first), or None when no goal lies
     within ``max_depth`` slides (``None``: the whole component is searched).
+
+    Raises:
+        SearchLimitError: when more than ``max_states`` boards were met first (None: no limit).
     """
     if start[_GOAL_INDEX] == "A":
         return [start]
@@ -107,6 +117,8 @@ def _search(start: str, max_depth: int | None = None) -> list[str] | None:
                             path.append(prev)
                         return path[::-1]
                     following.append(nxt)
+            if max_states is not None and len(parent) > max_states:
+                raise SearchLimitError(f"klotski solve: more than {max_states} positions")
         layer = following
     return None
 
@@ -125,17 +137,23 @@ def _step_between(before: str, after: str) -> Step:
     raise RuntimeError(f"no single slide turns {before} into {after}")  # pragma: no cover
 
 
-def solve(state: KlotskiState) -> Solution | None:
+def solve(state: KlotskiState, max_states: int = SOLVE_MAX_STATES) -> Solution | None:
     """A shortest answer by breadth-first search over whole boards, or None if unsolvable.
 
-    An unsolvable board searches its whole component, which can hold 10^5+ boards.
+    An unsolvable board searches its whole component, which can hold 10^5+ boards. The
+    rewards solve a row that lacks ``optimal_length`` with this search, limited to their
+    budget's positions (``rewards.budget``): it meets boards several times faster than a
+    search over the family's rules.
+
+    Raises:
+        SearchLimitError: when more than ``max_states`` boards were met first.
 
     Example:
         >>> from vgau_data.puzzles.klotski.state import EXAMPLE
         >>> solve(EXAMPLE)
         Solution(answer=(((3, 2), 'down'),), optimal_length=1)
     """
-    path = _search(state.cells)
+    path = _search(state.cells, max_states=max_states)
     if path is None:
         return None
     steps = tuple(_step_between(a, b) for a, b in zip(path, path[1:]))

@@ -27,7 +27,7 @@ from typing import Final
 
 import numpy as np
 
-from vgau_data.errors import VgauError
+from vgau_data.errors import SearchLimitError, VgauError
 
 SIZE: Final = 8
 """The board's side: positions pack offsets 0-7 into 3 bits and occupancy into 64 bits."""
@@ -37,10 +37,6 @@ Car = tuple[str, int, int, int]
 OFF_BOARD: Final = 1 << (SIZE * SIZE)
 MAX_LAYERED_SLOTS: Final = 21
 """Mobile cars a ``LayeredSearch`` packs into one 64-bit word (3 bits each)."""
-
-
-class SearchLimitError(VgauError, RuntimeError):
-    """A search met more positions than its ``max_states`` before deciding."""
 
 
 def cell_of(orientation: str, fixed: int, offset: int) -> tuple[int, int]:
@@ -193,7 +189,7 @@ class LayeredSearch:
                 ],
                 dtype=np.uint64,
             )
-            slots.append((np.uint64(3 * j), np.uint64(1 << 3 * j), heads, tails, cells))
+            slots.append((np.int64(3 * j), np.uint64(1 << 3 * j), heads, tails, cells))
         self._slots = tuple(slots)
         moving = set(search.slots)
         self._walls = np.uint64(sum(car_mask(car) for i, car in enumerate(search.cars) if i not in moving))
@@ -207,8 +203,8 @@ class LayeredSearch:
         return self._occupancy(layer, self._all_offsets(layer))
 
     def _all_offsets(self, layer: np.ndarray) -> list[np.ndarray]:
-        seven = np.uint64(7)
-        return [((layer >> shift) & seven).astype(np.intp) for shift, _, _, _, _ in self._slots]
+        signed, seven = layer.view(np.int64), np.int64(7)  # positions use at most 63 bits
+        return [(signed >> shift) & seven for shift, _, _, _, _ in self._slots]
 
     def _occupancy(self, layer: np.ndarray, offsets: list[np.ndarray]) -> np.ndarray:
         occupied = np.full(len(layer), self._walls, dtype=np.uint64)
@@ -227,15 +223,19 @@ class LayeredSearch:
         offsets = self._all_offsets(layer)
         occupied = self._occupancy(layer, offsets)
         one = np.uint64(1)
+        flagged = (layer << one) | one
         parts = [layer << one, before << one]
         for (_, unit, heads, tails, _), offset in zip(self._slots, offsets):
-            parts.append(((layer[(heads[offset] & occupied) == 0] + unit) << one) | one)
-            parts.append(((layer[(tails[offset] & occupied) == 0] - unit) << one) | one)
-        merged = np.sort(np.concatenate(parts), kind="stable")
+            parts.append(flagged[(heads[offset] & occupied) == 0] + (unit << one))
+            parts.append(flagged[(tails[offset] & occupied) == 0] - (unit << one))
+        merged = np.concatenate(parts)
+        merged.sort(kind="stable")
         values = merged >> one
-        first = np.ones(len(merged), dtype=bool)
+        first = np.empty(len(merged), dtype=bool)
+        first[:1] = True
         np.not_equal(values[1:], values[:-1], out=first[1:])
-        return values[first & (merged & one).astype(bool)]
+        first &= (merged & one).astype(bool)
+        return values[first]
 
     def layers(
         self, sources: np.ndarray, max_states: int, within: np.ndarray | None = None

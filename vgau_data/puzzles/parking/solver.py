@@ -49,7 +49,7 @@ def solve(state: ParkingState, max_states: int = SOLVE_MAX_STATES) -> Solution |
 
 
 def solve_at(state: ParkingState, length: int, max_states: int = SOLVE_MAX_STATES) -> Solution | None:
-    """``solve(state)`` if its optimum is exactly ``length``, else None: one bounded walk, no deepening.
+    """``solve(state)`` if its optimum is exactly ``length``, else None: the deepening stops past ``length``.
 
     The answer is the one ``solve`` gives (``bounded`` says why it is canonical) and is
     kept for it, so the builder's ``solve`` after ``generate`` searches nothing.

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vgau_data import safe_json
-from vgau_data.errors import VgauError
-from vgau_data.puzzles.parking.search import SearchLimitError
+from vgau_data.errors import SearchLimitError, VgauError
 from vgau_data.rewards import Score, SolveBudget, get_kind, score
 from vgau_data.rewards.openrlhf import LOGGED, read_label, response_text
 from vgau_data.rewards.server.body import too_many_values
