@@ -55,5 +55,6 @@ def test_plot_figure3__the_title_says_what_a_point_rests_on(tmp_path: Path, monk
     found.accuracy[vr] = {f: Accuracy(0.1, 0.1, 12, 1) for f in ("maze", ALL)}  # one condition ran fewer rows, once
     plot_figure3(found, tmp_path / "g.png")
     assert closed[1]._suptitle.get_text().endswith("easy rows, 12-20 rows a point, 1-3 runs (LPIPS: pass --lpips-weights)")
+    monkeypatch.undo()  # plt.close is ours again (closing through the patch would append to the list being walked)
     for figure in closed:
         plt.close(figure)

@@ -115,4 +115,5 @@ def test_plot__title_gives_coverage_and_spread_and_an_unasked_difficulty_draws_n
                for lines in c.errorbar.lines[2] for segment in lines.get_segments()]  # fmt: skip
     assert spreads == [[[-0.26, 37.5], [-0.26, 62.5]]]  # the easy bar's ± 12.5
     assert "± std over 2 runs" in ax.get_ylabel()
+    monkeypatch.undo()
     plt.close(closed[0])
