@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 import numpy as np
 
 from tests.eight_puzzle.render import text_marks
