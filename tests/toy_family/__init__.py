@@ -33,6 +33,10 @@ def register_bare() -> None:
     registry._FAMILIES.setdefault(spec.name, spec)
 
 
+EXTRA: list[str] = []
+"""The families ``register_extra`` registered in this process (``VGAU_TEST_EXTRA_FAMILY``)."""
+
+
 def register_extra(packages: str) -> None:
     """Register the family packages named in ``packages`` (comma-separated, e.g. ``tests.eight_puzzle``) for
     the whole test session, after the package's own; a name the registry already has is refused."""
@@ -41,3 +45,4 @@ def register_extra(packages: str) -> None:
         if spec.name in registry._FAMILIES:
             raise ValueError(f"VGAU_TEST_EXTRA_FAMILY: {package} is family {spec.name!r}, which is already registered")
         registry._FAMILIES[spec.name] = spec
+        EXTRA.append(spec.name)
