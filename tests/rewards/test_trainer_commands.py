@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.external import require_tool
-from tests.training.conftest import FIXED_STATES, training_row, write_training_folder
+from tests.training.conftest import FIXED_STATES, TRAINING_FAMILIES, training_row, write_training_folder
 from tests.training.exporters.readers import INSTALL
 from vgau_data.registry import FAMILIES
 from vgau_data.training.exporters import export_training, get_exporter
@@ -75,7 +75,7 @@ def test_every_trainer_command_in_the_readme__has_the_test_that_runs_it() -> Non
 @pytest.fixture(scope="module")
 def export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The README's exports of a training folder (one fixed row per family): verl and openrlhf."""
-    rows = {family: [training_row(family, state, 0)] for family, state in FIXED_STATES.items()}
+    rows = {family: [training_row(family, FIXED_STATES[family], 0)] for family in TRAINING_FAMILIES}  # read in fresh processes
     folder = write_training_folder(tmp_path_factory.mktemp("training") / "train_data", rows, ())
     out = tmp_path_factory.mktemp("exports")
     export_training(folder, get_exporter("verl"), out / "verl_rows", protocol="text_cot", progress=False)

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.training.conftest import FIXED_STATES, training_row, write_training_folder
+from tests.training.conftest import FIXED_STATES, TRAINING_FAMILIES, training_row, write_training_folder
 from vgau_data.cli import main
 from vgau_data.errors import DatasetError
 from vgau_data.registry import FAMILIES
@@ -37,7 +37,7 @@ def test_every_exporter_writes_one_shard_per_family_split(
     manifest = _export(folder, name, tmp_path / "out")
     split = "train" if source == "training_dir" else "test"
     suffix = get_exporter(name).suffix
-    families = FIXED_STATES if source == "training_dir" else FAMILIES  # the benchmark build holds every family
+    families = TRAINING_FAMILIES if source == "training_dir" else FAMILIES  # the benchmark build holds every family
     assert [s["path"] for s in manifest["shards"]] == [
         f"{family}/{split}/{split}-00000-of-00001{suffix}" for family in families
     ]
