@@ -4,6 +4,10 @@
 folder rebuilt with other contents, or another folder with the same name, loads stale
 rows from ``~/.cache``. Every test session therefore gets an empty cache of its own, and
 its own ``vgau_data`` cache folder (the key that seals cache lines, ``vgau_data.signing``).
+
+``VGAU_TEST_EXTRA_FAMILY=package[,package]`` registers those family packages for the whole
+run, as their line in ``vgau_data/registry.py`` would (docs/adding-a-family.md): the check
+that a new family passes the registry-wide tests before it is added to the package.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ import pytest
 
 _CACHE = tempfile.TemporaryDirectory(prefix="vgau-hf-datasets-")
 
-from tests.toy_family import register_bare  # noqa: E402
+from tests.toy_family import register_bare, register_extra  # noqa: E402
 
 register_bare()
+register_extra(os.environ.get("VGAU_TEST_EXTRA_FAMILY", ""))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 import vgau_data.puzzles
 from tests.families import SHIPPED
+from tests.toy_family import EXTRA
 from vgau_data.errors import UnknownFamilyError
 from vgau_data.puzzles.base import CAPABILITIES
 from vgau_data.registry import FAMILIES, get_family
@@ -26,7 +27,7 @@ def test_registry__holds_every_family_package_once_under_its_own_name() -> None:
 def test_registry__the_suite_runs_with_the_bare_toy_family_registered() -> None:
     """``tests/conftest.py`` registers it, so every registry-wide test meets a family with no optional capability."""
     toy = FAMILIES["lights"]
-    assert set(FAMILIES) - set(SHIPPED) == {"lights"}
+    assert set(FAMILIES) - set(SHIPPED) == {"lights", *EXTRA}  # EXTRA: VGAU_TEST_EXTRA_FAMILY's, none by default
     assert all(getattr(toy, group) is None for group in CAPABILITIES)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.families import PAPER_FAMILIES
 from vgau_data.builders.from_paper import NO_SEED, build_from_paper, clone_commit, paper_formats, verify_record
 from vgau_data.cli import main
 from vgau_data.errors import PaperDataError
@@ -23,6 +24,9 @@ from vgau_data.puzzles.maze.paper import read_record as read_maze
 from vgau_data.registry import FAMILIES
 
 FORMATS = paper_formats()
+CLONED = PAPER_FAMILIES
+"""The families the fixture clone holds: the package's paper families (a family a test registers with a ``paper``
+format, ``VGAU_TEST_EXTRA_FAMILY``, has no records of the authors there; a build of it is refused, naming the file)."""
 """The families that declare the authors' records (``paper``): the only ones ``--from-paper`` builds."""
 
 FIXTURE_CLONE = Path(__file__).resolve().parents[1] / "fixtures" / "paper"
@@ -42,7 +46,8 @@ def clone(tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("paper") / "paper_puzzles"
-    command = ["build", "--from-paper", str(FIXTURE_CLONE), "--out", str(out), "--workers", "2", "--no-progress"]
+    command = ["build", "--from-paper", str(FIXTURE_CLONE), "--out", str(out), "--workers", "2", "--no-progress",
+               "--families", *CLONED]  # fmt: skip
     assert main(command) == 0
     return out
 
@@ -53,7 +58,7 @@ def _records(family: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines()] if path.suffix == ".jsonl" else json.loads(text)
 
 
-@pytest.mark.parametrize("family", list(FORMATS))
+@pytest.mark.parametrize("family", CLONED)
 def test_from_paper__load_dataset_reads_their_ids_labels_and_our_verified_optima(built: Path, family: str) -> None:
     from datasets import load_dataset
 
@@ -101,7 +106,7 @@ def test_from_paper__card_marks_the_authors_instances_and_every_finding(built: P
     text = (built / "README.md").read_text()
     header = yaml.safe_load(text.split("---")[1])
     assert header["license"] == "cc-by-4.0" and "authors' instances" in header["pretty_name"]
-    assert [c["config_name"] for c in header["configs"]] == list(FORMATS)
+    assert [c["config_name"] for c in header["configs"]] == CLONED
     assert "https://github.com/zyb1029/VGAU-Diag" in text and "CC BY 4.0" in text and "attribution" in text
     assert "- maze: 1 of 2 rows (`maze_0020`)" in text
     assert "- sokoban: 2 of 2 rows (all)" in text and "- path:" not in text
@@ -113,11 +118,11 @@ def test_from_paper__card_marks_the_authors_instances_and_every_finding(built: P
 
 
 def test_from_paper__reports_exactly_the_planted_disagreements(tmp_path: Path) -> None:
-    report = build_from_paper(FIXTURE_CLONE, tmp_path / "out", progress=False)
+    report = build_from_paper(FIXTURE_CLONE, tmp_path / "out", families=CLONED, progress=False)
     assert {(f.family, f.task_id, f.kind) for f in report.findings} == EXPECTED_FINDINGS
     sokoban = next(f for f in report.findings if f.family == "sokoban")
     assert sokoban.detail == "stored 12, our solver 10"
-    assert report.rows == dict.fromkeys(FORMATS, 2)
+    assert report.rows == dict.fromkeys(CLONED, 2)
     assert report.own_images["maze"] == ["maze_0020"] and "path" not in report.own_images
 
 
@@ -150,7 +155,7 @@ def test_from_paper__an_absent_path_image_fails_naming_the_record_and_writes_not
     (clone / "data" / "path" / "images" / "path_labels_on_route_0001.png").unlink()
     out = clone.parent / "out"
     with pytest.raises(PaperDataError, match=r"path record path_labels_on_route_001: its image .* is absent"):
-        build_from_paper(clone, out, progress=False)
+        build_from_paper(clone, out, families=CLONED, progress=False)
     assert not out.exists()
     report = build_from_paper(clone, out, families=["maze", "onet"], progress=False)  # the others still build
     assert report.rows == {"maze": 2, "onet": 2}

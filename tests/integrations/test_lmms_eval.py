@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +41,17 @@ def load_task(name: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def shipped_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The registry as the package ships it: without the families tests register (the toy)."""
+def shipped_only() -> Iterator[None]:
+    """The registry as the package ships it: without the families tests register (the toy, any extra family),
+    which come back afterwards in their order (``ENV_IDS`` and other tables follow the registry's order)."""
+    registered = dict(registry._FAMILIES)
     for name in set(FAMILIES) - set(SHIPPED):
-        monkeypatch.delitem(registry._FAMILIES, name)
+        del registry._FAMILIES[name]
+    try:
+        yield
+    finally:
+        registry._FAMILIES.clear()
+        registry._FAMILIES.update(registered)
 
 
 def test_lmms_eval_tasks__shipped_files_equal_the_generator(shipped_only: None) -> None:

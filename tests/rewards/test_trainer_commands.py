@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.external import require_tool
-from tests.training.conftest import FIXED_STATES, training_row, write_training_folder
+from tests.training.conftest import TRAINING_STATES, training_row, write_training_folder
 from tests.training.exporters.readers import INSTALL
 from vgau_data.registry import FAMILIES
 from vgau_data.training.exporters import export_training, get_exporter
@@ -75,7 +75,7 @@ def test_every_trainer_command_in_the_readme__has_the_test_that_runs_it() -> Non
 @pytest.fixture(scope="module")
 def export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The README's exports of a training folder (one fixed row per family): verl and openrlhf."""
-    rows = {family: [training_row(family, state, 0)] for family, state in FIXED_STATES.items()}
+    rows = {family: [training_row(family, state, 0)] for family, state in TRAINING_STATES.items()}  # read in fresh processes
     folder = write_training_folder(tmp_path_factory.mktemp("training") / "train_data", rows, ())
     out = tmp_path_factory.mktemp("exports")
     export_training(folder, get_exporter("verl"), out / "verl_rows", protocol="text_cot", progress=False)
@@ -111,7 +111,7 @@ def test_readme_verl_command__loads_with_verls_own_loader_and_pays_every_export_
     assert "reward.custom_reward_function.path=pkg://vgau_data.rewards.verl" in overrides
     answers = {}
     files = []
-    for family, state_json in FIXED_STATES.items():
+    for family, state_json in TRAINING_STATES.items():
         spec = FAMILIES[family]
         (file,) = sorted((export["verl"] / family).glob("train/*.parquet"))
         files.append(str(file))
@@ -127,7 +127,7 @@ def test_readme_verl_command__loads_with_verls_own_loader_and_pays_every_export_
     assert read["file"]["module"].startswith("custom_module_")  # a made-up name, not in sys.modules: it loads there too
     for label in ("readme", "file"):
         naive = read[label]["naive"]
-        assert len(naive) == len(FIXED_STATES) * (1 + len(GARBAGE))
+        assert len(naive) == len(TRAINING_STATES) * (1 + len(GARBAGE))
         for key, result in naive.items():
             expected = 1.0 if key.endswith("/oracle") else 0.0
             assert result["score"] == expected and result["optimal"] == expected, (label, key, result)
@@ -164,7 +164,7 @@ def test_readme_openrlhf_command__parses_with_openrlhfs_own_parser_and_loads_the
     spec.loader.exec_module(module)
     row = json.loads((export["openrlhf"] / relative.relative_to("orlhf_rows")).read_text(encoding="utf-8").splitlines()[0])
     family = json.loads(row["label"])["family"]
-    oracle = FAMILIES[family].format_answer(FAMILIES[family].solve(FAMILIES[family].from_json(FIXED_STATES[family])).answer)
+    oracle = FAMILIES[family].format_answer(FAMILIES[family].solve(FAMILIES[family].from_json(TRAINING_STATES[family])).answer)
     paid = module.reward_func(["P" + oracle, "P[]"], ["P", "P"], [row["label"]] * 2)
     assert [float(value) for value in paid["rewards"]] == [1.0, 0.0]
 

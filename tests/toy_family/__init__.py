@@ -9,6 +9,7 @@ its capabilities for its own duration and drives every command through it.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 
 from vgau_data import registry
 from vgau_data.puzzles.base import CAPABILITIES, FamilySpec
@@ -30,3 +31,18 @@ def register_bare() -> None:
     """Register the bare toy family in the registry for the whole test session."""
     spec = bare_spec()
     registry._FAMILIES.setdefault(spec.name, spec)
+
+
+EXTRA: list[str] = []
+"""The families ``register_extra`` registered in this process (``VGAU_TEST_EXTRA_FAMILY``)."""
+
+
+def register_extra(packages: str) -> None:
+    """Register the family packages named in ``packages`` (comma-separated, e.g. ``tests.eight_puzzle``) for
+    the whole test session, after the package's own; a name the registry already has is refused."""
+    for package in filter(None, (name.strip() for name in packages.split(","))):
+        spec = importlib.import_module(package).SPEC
+        if spec.name in registry._FAMILIES:
+            raise ValueError(f"VGAU_TEST_EXTRA_FAMILY: {package} is family {spec.name!r}, which is already registered")
+        registry._FAMILIES[spec.name] = spec
+        EXTRA.append(spec.name)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.training.conftest import FIXED_STATES
+from tests.training.conftest import TRAINING_STATES
 from vgau_data.registry import get_family
 from vgau_data.training.exporters import export_training, get_exporter
 
@@ -28,7 +28,7 @@ REFERENCE = re.compile(r"<image_start>\[([^\]]+)\]<image_end>")
 def test_lines_follow_the_think_trace_loader(kind: str, training_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "think"
     export_training(training_dir, get_exporter("bagel_think"), out, traces=kind, progress=False)
-    for family, state in FIXED_STATES.items():
+    for family, state in TRAINING_STATES.items():
         spec = get_family(family)
         (line,) = [
             json.loads(text)
@@ -67,6 +67,6 @@ def test_formats_where_the_model_draws_ask_self_vcot_s_question(training_dir: Pa
             json.loads(t) for t in (tmp_path / kind / "maze/train/train-00000-of-00001.jsonl").read_text().splitlines()
         ]
         question = REFERENCE.sub("", line["Question"]).strip()
-        row = {"id": "x", "task": "maze", "difficulty": "easy", "optimal_length": 3, "state": FIXED_STATES["maze"]}
+        row = {"id": "x", "task": "maze", "difficulty": "easy", "optimal_length": 3, "state": TRAINING_STATES["maze"]}
         protocol = "self_vcot" if kind == "visual_cot" else "oracle_aug_vcot"
         assert question == first_message(row, protocol)[1]

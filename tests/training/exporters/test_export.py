@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.training.conftest import FIXED_STATES, training_row, write_training_folder
+from tests.training.conftest import TRAINING_STATES, training_row, write_training_folder
 from vgau_data.cli import main
 from vgau_data.errors import DatasetError
 from vgau_data.registry import FAMILIES
@@ -37,7 +37,7 @@ def test_every_exporter_writes_one_shard_per_family_split(
     manifest = _export(folder, name, tmp_path / "out")
     split = "train" if source == "training_dir" else "test"
     suffix = get_exporter(name).suffix
-    families = FIXED_STATES if source == "training_dir" else FAMILIES  # the benchmark build holds every family
+    families = TRAINING_STATES if source == "training_dir" else FAMILIES  # the benchmark build holds every family
     assert [s["path"] for s in manifest["shards"]] == [
         f"{family}/{split}/{split}-00000-of-00001{suffix}" for family in families
     ]
@@ -56,7 +56,7 @@ def test_the_same_rows_give_the_same_bytes(name: str, training_dir: Path, tmp_pa
 def test_shards_split_rows_in_order_and_a_killed_export_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rows = {"maze": [training_row("maze", FIXED_STATES["maze"], i) for i in range(5)]}
+    rows = {"maze": [training_row("maze", TRAINING_STATES["maze"], i) for i in range(5)]}
     source = write_training_folder(tmp_path / "src", rows, ())
     clean = _export(source, "verl", tmp_path / "clean", shard_rows=2)
     assert [s["rows"] for s in clean["shards"]] == [2, 2, 1]
@@ -210,7 +210,7 @@ def test_a_row_drawn_in_another_style_gets_its_computed_traces_in_that_style(tmp
     from vgau_data.training.exporters.source import Source
 
     spec = get_family("maze").styled(OOD_STYLE)
-    row = training_row("maze", FIXED_STATES["maze"], 0)
+    row = training_row("maze", TRAINING_STATES["maze"], 0)
     state = spec.from_json(row["state"])
     row |= {"image": {"bytes": png_bytes(spec.render(state)), "path": None}, "render_style": OOD_STYLE.to_json()}
     features = {name: Value("string") for name in row} | {"seed": Value("int64"), "optimal_length": Value("int32")}

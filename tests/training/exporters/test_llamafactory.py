@@ -8,12 +8,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.training.conftest import FIXED_STATES
+from tests.training.conftest import TRAINING_STATES
 from tests.training.exporters.readers import fixture, run_reader
 from vgau_data.training.exporters import export_training, get_exporter
 from vgau_data.training.exporters.llamafactory import dataset_name
 
-DATASETS = ",".join(dataset_name(family, "train") for family in FIXED_STATES)
+DATASETS = ",".join(dataset_name(family, "train") for family in TRAINING_STATES)
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def exported(training_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 
 def _rows(exported: Path) -> list[dict]:
-    return [row for family in FIXED_STATES for row in pq.read_table(exported / family / "train").to_pylist()]
+    return [row for family in TRAINING_STATES for row in pq.read_table(exported / family / "train").to_pylist()]
 
 
 def test_conversations_alternate_and_tags_equal_images(exported: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.training.conftest import FIXED_STATES
+from tests.training.conftest import TRAINING_STATES
 from vgau_data.registry import get_family
 from vgau_data.training.exporters import ExportError, export_training, get_exporter
 
@@ -23,7 +23,7 @@ def test_rows_pair_inputs_with_the_next_board_or_step(training_dir: Path, tmp_pa
 
     out = tmp_path / "mvot_rows"
     export_training(training_dir, get_exporter("mvot"), out, progress=False)
-    for family, state in FIXED_STATES.items():
+    for family, state in TRAINING_STATES.items():
         spec = get_family(family)
         rows = list(load_dataset(str(out), family, split="train"))
         steps = spec.solve(spec.from_json(state)).optimal_length

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.training.conftest import FIXED_STATES
+from tests.training.conftest import TRAINING_STATES
 from tests.training.exporters.readers import fixture, run_reader
 from vgau_data.rewards.openrlhf import read_label
 from vgau_data.training.exporters import export_training, get_exporter
@@ -26,9 +26,9 @@ def test_lines_hold_prompt_label_and_data_uri_images(exported: Path) -> None:
     (line,) = [json.loads(text) for text in exported.read_text().splitlines()]
     assert line["datasource"] == "vgau/maze"
     label = json.loads(line["label"])
-    assert label == {"ground_truth": FIXED_STATES["maze"], "family": "maze", "optimal_length": line["optimal_length"]}
+    assert label == {"ground_truth": TRAINING_STATES["maze"], "family": "maze", "optimal_length": line["optimal_length"]}
     # the reward reads the optimum from the label: it never solves the state
-    assert read_label(line["label"]) == (FIXED_STATES["maze"], "maze", line["optimal_length"])
+    assert read_label(line["label"]) == (TRAINING_STATES["maze"], "maze", line["optimal_length"])
     (message,) = line["prompt"]
     assert message["role"] == "user" and message["content"].count("<image>") == len(line["images"]) == 2
     assert all(uri.startswith("data:image/png;base64,iVBOR") for uri in line["images"])
@@ -52,7 +52,7 @@ def test_the_label_pays_an_optimal_answer_and_not_a_longer_one(exported: Path) -
 
     (line,) = [json.loads(text) for text in exported.read_text().splitlines()]
     maze = get_family("maze")
-    answer = maze.solve(maze.from_json(FIXED_STATES["maze"])).answer
+    answer = maze.solve(maze.from_json(TRAINING_STATES["maze"])).answer
     back = {"up": "down", "down": "up", "left": "right", "right": "left"}
     detour = (*answer[:-1], back[answer[-1]], answer[-1], answer[-1])  # a step away and back first: legal here, longer
     texts = [maze.format_answer(answer), maze.format_answer(detour)]

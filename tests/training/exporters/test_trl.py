@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import trl  # noqa: F401  (in the test extra: the export is checked against the installed TRL)
 
-from tests.training.conftest import FIXED_STATES
+from tests.training.conftest import TRAINING_STATES
 from tests.training.exporters.readers import fixture
 from vgau_data.training.exporters import export_training, get_exporter
 
@@ -31,7 +31,7 @@ def test_rows_are_trl_conversational_with_one_image_per_placeholder(exported: tu
     from trl.data_utils import is_conversational, prepare_multimodal_messages
 
     kind, out = exported
-    for family in FIXED_STATES:
+    for family in TRAINING_STATES:
         dataset = _load(out, family)
         replies = 1 if kind == "text_cot" else len(dataset)
         assert [row["turn"] for row in dataset] == list(range(replies))
@@ -53,7 +53,7 @@ def test_trl_collator_trains_on_the_completions_only(exported: tuple[str, Path],
     processor, _ = load_processor(tiny_vlm)
     collate = DataCollatorForVisionLanguageModeling(processor, completion_only_loss=True)
     seen = []
-    for family in FIXED_STATES:
+    for family in TRAINING_STATES:
         rows = list(_load(out, family))
         batch = collate([dict(row) for row in rows])
         assert int(batch["image_grid_thw"].shape[0]) == sum(len(row["images"]) for row in rows)

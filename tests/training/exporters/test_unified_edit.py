@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from PIL import Image
 
-from tests.training.conftest import FIXED_STATES
+from tests.training.conftest import TRAINING_STATES
 from vgau_data.registry import get_family
 from vgau_data.training.exporters import export_training, get_exporter
 
@@ -26,7 +26,7 @@ from vgau_data.training.exporters import export_training, get_exporter
 def test_rows_follow_thinkmorph_and_parquet_info_names_every_row_group(training_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "edit"
     export_training(training_dir, get_exporter("unified_edit"), out, progress=False)
-    for family, state in FIXED_STATES.items():
+    for family, state in TRAINING_STATES.items():
         spec = get_family(family)
         info = json.loads((out / "parquet_info" / f"{family}_train.json").read_text())
         ((path, entry),) = info.items()
@@ -47,7 +47,7 @@ def test_rows_follow_thinkmorph_and_parquet_info_names_every_row_group(training_
 def test_row_groups_hold_one_hundred_rows(tmp_path: Path) -> None:
     from tests.training.conftest import training_row, write_training_folder
 
-    rows = {"maze": [training_row("maze", FIXED_STATES["maze"], i) for i in range(230)]}
+    rows = {"maze": [training_row("maze", TRAINING_STATES["maze"], i) for i in range(230)]}
     source = write_training_folder(tmp_path / "src", rows, ())
     export_training(source, get_exporter("unified_edit"), tmp_path / "out", traces="text_cot", progress=False)
     meta = pq.read_metadata(tmp_path / "out" / "maze" / "train" / "train-00000-of-00001.parquet")

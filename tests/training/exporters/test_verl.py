@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from tests.training.conftest import FIXED_STATES
+from tests.training.conftest import TRAINING_STATES
 from tests.training.exporters.readers import fixture, run_reader
 from vgau_data.training.exporters import export_training, get_exporter
 
@@ -24,14 +24,14 @@ def exported(training_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 
 def _files(exported: Path) -> list[Path]:
-    return [exported / family / "train" / "train-00000-of-00001.parquet" for family in FIXED_STATES]
+    return [exported / family / "train" / "train-00000-of-00001.parquet" for family in TRAINING_STATES]
 
 
 def test_rows_have_the_schema_compute_score_reads(exported: Path, training_dir: Path) -> None:
-    for path, family in zip(_files(exported), FIXED_STATES):
+    for path, family in zip(_files(exported), TRAINING_STATES):
         (row,) = pq.read_table(path).to_pylist()
         assert row["data_source"] == f"vgau/{family}" and row["ability"] == "visual_planning"
-        assert row["reward_model"] == {"style": "rule", "ground_truth": FIXED_STATES[family]}
+        assert row["reward_model"] == {"style": "rule", "ground_truth": TRAINING_STATES[family]}
         assert set(row["extra_info"]) == EXTRA_INFO and row["extra_info"]["protocol"] == "oracle_gta"
         assert row["extra_info"]["index"] == 0 and row["extra_info"]["family"] == family
         ((message),) = row["prompt"]
