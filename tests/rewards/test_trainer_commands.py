@@ -186,7 +186,7 @@ def test_docs_verl_step_tool__loads_through_verls_tool_registry_and_its_episodes
     from vgau_data.rewards.verl import TOOL_NAME, multi_turn_extra_info
 
     episodes, lengths = [], []
-    for family in FIXED_STATES:
+    for family in TRAINING_STATES:
         (file,) = sorted((export["verl"] / family).glob("train/*.parquet"))
         row = pq.read_table(file).to_pylist()[0]
         spec, truth = FAMILIES[family], row["reward_model"]["ground_truth"]
