@@ -208,9 +208,10 @@ def mean_over_runs(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
     Every rate becomes its mean (an int equal in every run, such as ``n``, stays as is);
     ``errors`` becomes the total count over runs; ``<rate>_std`` (population std over
-    runs) is added beside each of the three rates at every level (overall, per family,
-    per family and difficulty: the plots' error bars), and ``runs`` and ``per_run`` (the
-    overall rates of each run) at the top level.
+    runs) is added beside each of the three rates: overall always, and over several runs
+    per family and per family and difficulty too (the plots' error bars; a one-run result
+    is the metric's ``aggregate``, key for key); ``runs`` and ``per_run`` (the overall
+    rates of each run) at the top level.
     """
     if not results:
         raise ValueError("mean_over_runs needs at least one run")
@@ -228,12 +229,14 @@ def mean_over_runs(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             elif isinstance(value, Mapping):
                 merged[key] = mean_of([v if isinstance(v, Mapping) else {} for v in values])
         for key in _SPREAD_RATES:
-            if key in merged:
+            if key in merged and len(dicts) > 1:
                 spread = [float(d.get(key) or 0) for d in dicts]
                 merged[f"{key}_std"] = math.sqrt(sum((x - merged[key]) ** 2 for x in spread) / len(spread))
         return merged
 
     merged = mean_of(results)
+    for key in _SPREAD_RATES:  # the overall spread is always there (0 for one run); a cell's only over runs
+        merged.setdefault(f"{key}_std", 0.0)
     merged["runs"] = len(results)
     merged["per_run"] = [{key: r[key] for key in _SPREAD_RATES} for r in results]
     return merged
