@@ -174,6 +174,9 @@ class OpenAIBackend:
 
     name = "openai"
     default_batch_size = 64
+    body_fields: frozenset[str] = frozenset({"model", "messages", "temperature", "top_p", "seed", "stream", "n",
+                                             "max_tokens", "max_completion_tokens"})  # fmt: skip
+    """The request fields this backend sets, which ``extra_body`` may not override."""
 
     def __init__(
         self,
@@ -209,8 +212,7 @@ class OpenAIBackend:
         self.timeout_s = timeout_s
         self.max_reply_bytes = max_reply_mb * 1024 * 1024
         self.max_tokens_field = max_tokens_field
-        self.extra_body = _checked_extra_body(extra_body, {"model", "messages", "temperature", "top_p", "seed",
-                                                            "stream", "n", "max_tokens", "max_completion_tokens"})  # fmt: skip
+        self.extra_body = _checked_extra_body(extra_body, self.body_fields)
         self.sleep = sleep
 
     # -- the interface --------------------------------------------------------------
@@ -393,7 +395,7 @@ MAX_EXTRA_BODY_BYTES = 16 * 1024
 """Largest ``extra_body`` sent (a vendor switch is a few bytes; this is no place for a prompt)."""
 
 
-def _checked_extra_body(extra: Any, reserved: set[str]) -> dict[str, Any]:
+def _checked_extra_body(extra: Any, reserved: frozenset[str]) -> dict[str, Any]:
     """``extra`` as a plain JSON object, or BackendError saying what is wrong with it."""
     if extra is None:
         return {}

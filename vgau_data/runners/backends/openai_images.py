@@ -70,6 +70,7 @@ class OpenAIImageGenerator(OpenAIBackend):
     """
 
     name = "openai-image"
+    body_fields = OpenAIBackend.body_fields | {"modalities", "prompt", "size", "response_format"}
 
     def __init__(self, model: str, *, endpoint: Endpoint = "edits", size: str | None = None, **options: Any) -> None:
         options.setdefault("max_reply_mb", 64)  # base64 images are big
@@ -78,9 +79,6 @@ class OpenAIImageGenerator(OpenAIBackend):
             raise BackendError(f"endpoint must be one of {', '.join(ENDPOINTS)}, got {endpoint!r}")
         if self.extra_body and endpoint == "edits":
             raise BackendError("extra_body goes into JSON bodies: endpoint=chat or generations (edits is a multipart form)")
-        clash = sorted(set(self.extra_body) & {"modalities", "prompt", "size", "response_format"})
-        if clash:
-            raise BackendError(f"extra_body may not set {', '.join(clash)}: the backend sets it")
         self.endpoint = endpoint
         self.size = size
         self.capabilities = {
