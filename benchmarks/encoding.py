@@ -43,7 +43,7 @@ def pillow_png(level: int) -> Callable[[Image.Image], bytes]:
 
 
 CANDIDATES: dict[str, Callable[[Image.Image], bytes]] = {
-    "png (ours: Up filter, ISA-L 1)": png_bytes,
+    "png (ours: Up filter, zlib 1)": png_bytes,
     "png (Pillow, level 6)": pillow_png(6),
     **{f"webp lossless m{m} q{q}": webp(m, q) for m, q in ((0, 50), (0, 75), (0, 90), (0, 100), (1, 0), (1, 100),
                                                             (4, 50))},

@@ -19,17 +19,16 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 import numpy as np
-from isal import isal_zlib
-
 from vgau_data.types import Cell
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
 
 PNG_COMPRESS_LEVEL = 1
-"""ISA-L deflate level for every PNG we write (0-3). Measured on our boards
-(``benchmarks/encoding.py``): level 1 is ~10x faster than zlib's level 1 and a little smaller;
-level 3 saves under 1% for 4-8x the time."""
+"""zlib level for every PNG we write. Our Up-filtered boards are mostly zero rows, so level 1 is
+within 1% of higher levels' bytes. zlib, not a faster deflate such as ISA-L: ISA-L level 1 once
+gave two different (valid) streams for the same pixels in two builds, and zlib's output is a
+function of its input by construction (it zeroes what its match search may read)."""
 WEBP_METHOD = 0
 WEBP_EFFORT = 90
 """Lossless WebP settings (libwebp ``method`` and, for lossless, ``quality`` = effort).
@@ -285,10 +284,9 @@ def png_bytes(image: Image.Image) -> bytes:
     """Encode ``image`` as an 8-bit RGB PNG: the same pixels always give the same bytes.
 
     Every scanline uses the PNG "Up" filter, computed in one numpy subtraction, then
-    ISA-L's deflate (a standard zlib stream, any PNG decoder reads it) at level 1. Boards
-    are flat colour fields, so Up-filtered rows are mostly zeros; this is ~0.5 ms a board,
-    against ~3 ms for zlib level 1 and ~8 ms for Pillow's adaptive filtering at level 6,
-    and the build encodes ~18k images.
+    zlib at level 1. Boards are flat colour fields, so Up-filtered rows are mostly zeros;
+    this is ~2.5 ms a board against ~8 ms for Pillow's adaptive filtering at level 6, and the
+    build encodes ~18k images.
 
     Example:
         >>> import io
@@ -309,7 +307,7 @@ def png_bytes(image: Image.Image) -> bytes:
     return (
         PNG_SIGNATURE
         + _png_chunk(b"IHDR", header)
-        + _png_chunk(b"IDAT", isal_zlib.compress(filtered, PNG_COMPRESS_LEVEL))  # numpy buffer, no copy
+        + _png_chunk(b"IDAT", zlib.compress(filtered, PNG_COMPRESS_LEVEL))  # numpy buffer, no copy
         + _png_chunk(b"IEND", b"")
     )
 

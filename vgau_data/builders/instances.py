@@ -79,9 +79,8 @@ COLUMN_CODECS: dict[str, ImageCodec] = {
 """Image codec per column. Lossless WebP stores the grid-annotated boards (their ``(r,c)``
 labels are most of the bytes) in 45% of our PNG's bytes; the plain boards, where WebP saves
 less per CPU second, stay PNG to keep the full build near its one-minute budget. The full
-build was 1.74x smaller than all-PNG when measured with zlib's PNG (727 -> 417 MB; 411 MB
-with ISA-L's deflate; 345 MB now, with the authors' aids, whose labels have no halo, and
-their sparser parking boards); all-WebP was 2.05x (338 MB) for about 10% more build CPU (``benchmarks/build.py``, ``benchmarks/encoding.py``). Both codecs
+build was 1.74x smaller than all-PNG when measured with zlib's PNG (727 -> 417 MB; 345 MB
+now, with the authors' aids, whose labels have no halo, and their sparser parking boards); all-WebP was 2.05x (338 MB) for about 10% more build CPU (``benchmarks/build.py``, ``benchmarks/encoding.py``). Both codecs
 decode to the same pixels everywhere (``datasets``, browsers, lmms-eval, VLMEvalKit)."""
 
 

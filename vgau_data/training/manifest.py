@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import time
+import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import metadata, resources
@@ -40,7 +41,7 @@ PARTIAL_DIR: Final = ".partial"
 LOCK: Final = ".generate.lock"
 SAVE_EVERY_SECONDS: Final = 1.0
 MAX_MANIFEST_BYTES: Final = 256 * 2**20
-VERSIONED: Final = ("vgau-data", "numpy", "pyarrow", "pillow", "isal", "datasets")
+VERSIONED: Final = ("vgau-data", "numpy", "pyarrow", "pillow", "datasets")
 """Distributions whose version changes what ``generate`` writes (a rerun refuses to mix versions)."""
 
 
@@ -48,6 +49,7 @@ def versions() -> dict[str, str]:
     """What the bytes depend on: these distributions' versions, Python's, and the test keys' sha256."""
     found = {name: metadata.version(name) for name in VERSIONED}
     found["python"] = platform.python_version()
+    found["zlib"] = zlib.ZLIB_RUNTIME_VERSION  # the PNG encoder's deflate
     keys = resources.files("vgau_data.training").joinpath("data").joinpath("heldout_keys.json").read_bytes()
     found["heldout_keys"] = hashlib.sha256(keys).hexdigest()
     return found
