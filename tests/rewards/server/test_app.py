@@ -43,8 +43,8 @@ def test_openrlhfs_payload__is_scored_and_every_log_is_a_number(
         (json.dumps({"query": ["a"] * 51, "prompts": ["b"] * 51, "labels": ["c"] * 51}).encode(), 413, "samples"),
         (b'{"query": ["a"], "prompts": ["b"], "labels": ["{\\"q\\": 1}"]}', 422, "no vgau_data family"),
         (b"[" + b"[]," * 900 + b"[]]", 413, "more than 864 JSON values"),  # 16 per sample (--max-samples 50) + 64
-        (b'{"query": ["a"], "prompts": ["b"], "labels": [NaN]}', 400, "NaN is not JSON"),
-        (b'{"query": ["\xff"], "prompts": ["b"], "labels": ["c"]}', 400, "not UTF-8"),
+        (b'{"query": ["a"], "prompts": ["b"], "labels": [NaN]}', 400, "not valid JSON"),  # NaN is not JSON
+        (b'{"query": ["\xff"], "prompts": ["b"], "labels": ["c"]}', 400, "not valid UTF-8"),
     ],
 )
 def test_hostile_bodies__are_refused_with_a_reason(server: Launched, body: bytes, status: int, message: str) -> None:

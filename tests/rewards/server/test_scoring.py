@@ -98,3 +98,22 @@ def test_a_workers_searches__are_cached_across_its_samples_and_requests(reward_r
     after = _cached_distance.cache_info()
     assert first.body == second.body and json.loads(second.body)["rewards"] == [pytest.approx(1 / row["optimal_length"])] * 2
     assert (after.misses, after.hits) == (searched.misses, searched.hits + 2)
+
+
+@pytest.mark.parametrize(("levels", "message"), [(65, "nested more than 64 levels deep"), (64, "JSON object"),
+                                                 (5000, "nested more than 64 levels deep")])  # fmt: skip
+def test_nesting__past_64_levels_is_refused_as_safe_json_refuses_it(levels: int, message: str) -> None:
+    """orjson parses up to 1024 levels and refuses deeper; the depth check after it keeps the core's 64."""
+    body = b"[" * levels + b"]" * levels
+    reply = answer(body, 30.0, "optimal", ServerLimits(max_samples=10_000))  # a count limit the nesting is under
+    assert (reply.status, message in json.loads(reply.body)["error"]) == (400, True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES)
+def test_the_body__is_read_as_the_standard_library_reads_it(value: Any) -> None:
+    """Any standard JSON reaches the checks as ``json.loads`` makes it: a body of a list or a bare value is
+    refused for its shape, never for its syntax."""
+    reply = answer(json.dumps(value).encode(), 30.0, "optimal", ServerLimits())
+    assert reply.status in (400, 422)
+    assert "not valid JSON" not in json.loads(reply.body)["error"]

@@ -45,7 +45,7 @@ def serve(
 
     Raises:
         RewardError: an unknown ``kind``; OSError: the address cannot be bound;
-        WorkerFailure: a worker did not start; MissingDependencyError: uvicorn or Starlette missing.
+        WorkerFailure: a worker did not start; MissingDependencyError: uvicorn, Starlette or orjson missing.
     """
     from vgau_data.errors import MissingDependencyError
     from vgau_data.rewards import get_kind
@@ -53,8 +53,9 @@ def serve(
 
     try:
         from vgau_data.rewards.server.app import listen, run
+        from vgau_data.rewards.server.scoring import answer  # noqa: F401  (what the workers import: orjson)
     except ImportError as error:
-        raise MissingDependencyError(f'serve-reward needs uvicorn and starlette ({error}): pip install "vgau-data[serve]"') from None
+        raise MissingDependencyError(f'serve-reward needs uvicorn, starlette and orjson ({error}): pip install "vgau-data[serve]"') from None
 
     kind = get_kind(kind).name
     limits = limits or ServerLimits()
