@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,21 @@ def test_a_ray_that_cannot_start_is_one_line_with_ray_shut_down_and_the_manifest
         "vgau-data generate: error: --engine ray could not start a local Ray cluster: Failed to start the dashboard"]
     assert calls == ["init", "shutdown"]
     assert (out / "manifest.json").read_bytes() == manifest
+
+
+@pytest.mark.parametrize("address", ["closed", "ray://closed", "no-port-here"])
+def test_a_ray_address_nothing_answers_at_is_one_line_in_seconds(tmp_path: Path, capsys, address: str) -> None:
+    """``ray.init`` retries a dead address for minutes; a TCP probe first makes it one line within seconds."""
+    pytest.importorskip("ray")
+    with socket.socket() as probe:  # a port nothing listens on: bound, then released
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = address.replace("closed", f"127.0.0.1:{port}")
+    out = tmp_path / "made"
+    started = time.monotonic()
+    assert main(["generate", "--families", "maze", "--n", "1", "--lengths", "2-3", "--out", str(out), "--no-progress",
+                 "--engine", "ray", "--ray-address", address]) == 2  # fmt: skip
+    assert time.monotonic() - started < 20
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ("nothing answers at" in err[0] or "expected host:port" in err[0])
+    assert not list(out.rglob("*.parquet"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import socket
 from collections.abc import Callable
 from typing import Any, Final, Protocol
 
@@ -24,6 +25,27 @@ from vgau_data.errors import MissingDependencyError, VgauError
 
 ENGINES: Final = ("local", "ray")
 RAY_TASK_RETRIES: Final = 5
+RAY_CONNECT_TIMEOUT_S: Final = 10.0
+"""How long ``--ray-address`` may take to accept a TCP connection: ``ray.init`` itself retries a
+dead address for minutes (5 min 28 s measured with Ray 2.60, then still waiting)."""
+
+
+def _refuse_unreachable(address: str) -> None:
+    """Raise ``VgauError`` unless ``address`` (``host:port``, or ``ray://host:port``) accepts a TCP connection.
+
+    ``auto`` and ``local`` name no socket; Ray resolves them itself, quickly.
+    """
+    if address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rstrip("/").rpartition(":")
+    if not host or not port.isdigit():
+        raise VgauError(f"--ray-address {address!r:.80}: expected host:port (or ray://host:port, auto)")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_CONNECT_TIMEOUT_S):
+            pass
+    except (OSError, ValueError) as error:
+        raise VgauError(f"--engine ray: nothing answers at {address:.80} within {RAY_CONNECT_TIMEOUT_S:g} s "
+                        f"({error}); start the cluster with `ray start --head` or check --ray-address") from None  # fmt: skip
 
 
 class Engine(Protocol):
@@ -92,6 +114,8 @@ class RayEngine:
             raise MissingDependencyError('--engine ray needs Ray: pip install "vgau-data[ray]"') from None
         self._ray = ray
         self._started = not ray.is_initialized()
+        if self._started and address is not None:
+            _refuse_unreachable(address)
         try:
             if self._started:
                 ray.init(address=address, logging_level="WARNING", log_to_driver=False)
