@@ -257,6 +257,17 @@ def new_board(geometry: BoardGeometry, background: tuple[int, int, int]) -> Imag
     return Image.new("RGB", geometry.size, background)
 
 
+def framed_board(geometry: BoardGeometry, frame: tuple[int, int, int], inside: tuple[int, int, int]) -> Image.Image:
+    """A canvas of the board's size in ``frame``, its cells' area filled with ``inside`` (a tray, a board)."""
+    from PIL import ImageDraw
+
+    image = new_board(geometry, frame)
+    x0, y0, _, _ = geometry.cell_box((0, 0))
+    _, _, x1, y1 = geometry.cell_box((geometry.rows - 1, geometry.cols - 1))
+    ImageDraw.Draw(image).rectangle((x0, y0, x1, y1), fill=inside)
+    return image
+
+
 def draw_centered_text(
     draw: ImageDraw.ImageDraw,
     xy: tuple[int, int],

@@ -16,8 +16,8 @@ from vgau_data.rendering import (
     Box,
     TextMark,
     draw_centered_text,
+    framed_board,
     image_cache,
-    new_board,
 )
 
 if TYPE_CHECKING:
@@ -31,14 +31,7 @@ TILE_INSET: Final = 4
 
 @image_cache(maxsize=BOARD_CACHE_SIZE)
 def _background(style: RenderStyle) -> Image.Image:
-    from PIL import ImageDraw
-
-    geometry = style.geometry(GEOMETRY)
-    image = new_board(geometry, style.rgb(PALETTE["frame"]))
-    x0, y0, _, _ = geometry.cell_box((0, 0))
-    _, _, x1, y1 = geometry.cell_box((SIZE - 1, SIZE - 1))
-    ImageDraw.Draw(image).rectangle((x0, y0, x1, y1), fill=style.rgb(PALETTE["tray"]))
-    return image
+    return framed_board(style.geometry(GEOMETRY), style.rgb(PALETTE["frame"]), style.rgb(PALETTE["tray"]))
 
 
 def render(state: EightState, style: RenderStyle = BENCHMARK_STYLE) -> Image.Image:
