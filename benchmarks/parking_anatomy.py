@@ -77,13 +77,12 @@ def _traced() -> Iterator[list[Board]]:
         return layer
 
     def traced_solve_at(state: Any, length: int) -> Any:
-        began = time.process_time()
+        began, solution = time.process_time(), None
         try:
             solution = solve_at(state, length)
-        finally:
-            boards[-1].proofs.append((False, time.process_time() - began))
-        boards[-1].proofs[-1] = (solution is not None, boards[-1].proofs[-1][1])
-        return solution
+            return solution
+        finally:  # a search past its limit is a failed proof too
+            boards[-1].proofs.append((solution is not None, time.process_time() - began))
 
     generator._clearing_layer, generator.solve_at = traced_clearing, traced_solve_at
     generator.LayeredSearch.layers = traced_layers
